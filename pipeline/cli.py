@@ -1,0 +1,168 @@
+"""``antichess-td``: a thin CLI over ``pipeline.run`` and the Prefect flow.
+
+Exit codes (contract 1): 0 success; 2 bad input (config, TD files, dataset), with one message
+naming the file, the line or key, and what was expected; 3 the run failed for an outside
+reason (Lichess unreachable, ...), the message says which request. Code 1 is kept for
+``audit --fail-on-findings``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from pipeline.config import load_config
+from pipeline.errors import InputError, LichessError, TdError
+
+app = typer.Typer(
+    name="antichess-td",
+    help="Nightly pipeline for Antichess tournament directors on Lichess.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="The tournament.toml.", dir_okay=False)]
+NowOpt = Annotated[
+    str | None,
+    typer.Option("--now", help="Replay as of this UTC time (ISO-8601, e.g. 2026-10-06T03:00:00Z). Default: the real time."),
+]
+
+log = logging.getLogger("antichess_td")
+
+
+def _now(text: str | None) -> dt.datetime:
+    if text is None:
+        return dt.datetime.now(dt.UTC)
+    try:
+        t = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        t = None
+    if t is None or t.tzinfo is None:
+        raise InputError("--now", "", f"{text!r}: expected a UTC time such as 2026-10-06T03:00:00Z")
+    return t.astimezone(dt.UTC)
+
+
+def _setup_logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    for chatty in ("httpx", "httpcore", "urllib3"):  # one line per HTTP request is noise for a TD
+        logging.getLogger(chatty).setLevel(logging.WARNING)
+
+
+def _say(line: str) -> None:
+    typer.echo(line)
+
+
+def _summary(result: dict[str, Any]) -> None:
+    ing, sc = result["ingest"], result["score"]
+    _say(f"ingest: {ing['users_loaded']} players, {ing['rating_points_loaded']} rating points, "
+         f"{ing['games_distinct']} distinct games ({ing['games_fetched']} records fetched = {ing['games_loaded']} loaded "
+         f"+ {ing['games_skipped_other_variant']} other-variant skipped + {ing['games_rejected']} rejected)")
+    for w in ing["warnings"]:
+        _say(f"warning: {w}")
+    _say(f"score: {sc['match_games']} match games ({sc['counted_games']} counted), {sc['team_matches']} matches, "
+         f"stages {', '.join(sc['stages']) or '-'}")
+    for p in result["exports"]:
+        _say(f"wrote {p}")
+
+
+@app.command()
+def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
+    """Everything, in order, as a Prefect flow: ingest, link and score, rank, export."""
+    from pipeline import prefect_env, run
+
+    cfg = load_config(config)
+    run.read_inputs(cfg)  # bad TD input stops here, before Prefect starts or anything is written
+    _now(now)
+    prefect_env.configure(cfg.paths.database.parent / ".prefect")
+    from flows.nightly import nightly as nightly_flow
+
+    result = nightly_flow(config_path=str(config), now=now)
+    _summary(result)
+    _say(f"database: {cfg.paths.database}")
+
+
+@app.command()
+def ingest(config: ConfigOpt, now: NowOpt = None) -> None:
+    """Fetch profiles, antichess rating histories and games into the database."""
+    from pipeline import run
+
+    cfg = load_config(config)
+    inputs = run.read_inputs(cfg)
+    at = _now(now)
+    with run.lichess_base_url(cfg, now=at if now else None) as base_url:
+        report = run.ingest_stage(cfg, inputs, base_url, at)
+    _say(str(report.summary()))
+
+
+@app.command()
+def score(config: ConfigOpt, now: NowOpt = None) -> None:
+    """Link games to pairings, score parts, boards and matches, and rank (no fetching)."""
+    from pipeline import run
+
+    cfg = load_config(config)
+    report = run.score_stage(cfg, run.read_inputs(cfg), _now(now))
+    _say(f"score: {report.match_games} match games ({report.counted_games} counted), {report.team_matches} matches")
+
+
+@app.command()
+def export(config: ConfigOpt) -> None:
+    """Write standings_<stage>.csv from the database."""
+    from pipeline import run
+
+    for p in run.export_stage(load_config(config)):
+        _say(f"wrote {p}")
+
+
+@app.command("replay-server")
+def replay_server(
+    data: Annotated[Path, typer.Option("--data", help="A Lichess dataset folder (users.ndjson, rating-history/, games.ndjson).")],
+    port: Annotated[int, typer.Option("--port", help="TCP port on 127.0.0.1 (0 picks a free one).")] = 8080,
+    now: NowOpt = None,
+) -> None:
+    """Serve a recorded Lichess dataset on 127.0.0.1 with the real API's semantics."""
+    from pipeline import replay
+
+    at = _now(now) if now else None
+    server = replay.ReplayServer(replay.Dataset.load(data), port=port, now=at)
+    _say(f"serving {data} on {server.base_url} (Ctrl-C to stop)")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the demo tournament into.")],
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, byte-identical files.")] = 2026,
+) -> None:
+    """Write the demo tournament: tournament.toml, teams.csv, pairings.csv and a Lichess dataset."""
+    from pipeline.demo import build_demo
+
+    build_demo(out, seed)
+    _say(f"wrote the demo tournament to {out}; run: antichess-td nightly --config {out / 'tournament.toml'}")
+
+
+def main() -> None:
+    _setup_logging()
+    try:
+        app()
+    except InputError as e:
+        typer.echo(f"error: {e}", err=True)
+        sys.exit(2)
+    except LichessError as e:
+        typer.echo(f"error: Lichess: {e}", err=True)
+        sys.exit(3)
+    except TdError as e:
+        typer.echo(f"error: {e}", err=True)
+        sys.exit(3)

@@ -1,0 +1,413 @@
+"""``tournament.toml``: loaded with tomllib into typed, validated, frozen objects.
+
+A tournament file names a preset (``data/presets/<name>.toml``) and overrides any of its
+values: tables merge key by key, everything else (numbers, strings, arrays such as a
+stage's ``parts``) is replaced whole. Unknown keys are errors, so a typo never silently
+falls back to a default. Every error names the file, the dotted key and what was expected.
+
+Pure: reads files, no network, database, clock or environment.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pipeline.errors import InputError
+from pipeline.timecontrol import TimeControl, parse_time_control
+
+PRESETS_DIR = Path(__file__).resolve().parent.parent / "data" / "presets"
+
+StageKind = Literal["swiss", "round_robin", "knockout"]
+EventKind = Literal["team", "individual"]
+Primary = Literal["match_points", "game_points"]
+Tiebreak = Literal["points_difference", "points_scored", "median_buchholz"]
+TIEBREAKS: tuple[str, ...] = ("points_difference", "points_scored", "median_buchholz")
+PRIMARIES: tuple[str, ...] = ("match_points", "game_points")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a board match: ``games`` games at one clock, points per win and per draw (TEAM-SCORE-1)."""
+
+    time_control: TimeControl
+    games: int
+    win: float
+    draw: float
+
+    @property
+    def max_points(self) -> float:
+        return self.games * self.win
+
+
+@dataclass(frozen=True)
+class MatchPoints:
+    """Match points for a won, drawn and lost team match (TEAM-SCORE-5: 2/1/0 by default)."""
+
+    win: float
+    draw: float
+    loss: float
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    kind: StageKind
+    rounds: int
+    parts: tuple[Part, ...]
+    primary: Primary
+    tiebreaks: tuple[str, ...]
+    match_points: MatchPoints
+    rated_only: bool
+    first_round_start: dt.datetime | None
+    round_days: int
+    window_margin_days: int
+
+    @property
+    def board_max_points(self) -> float:
+        return sum(p.max_points for p in self.parts)
+
+    def round_window(self, round_no: int) -> tuple[dt.datetime, dt.datetime] | None:
+        """Default window of a round, ``[start, end)``: TEAM-FMT-3's Tuesday 00:00 to Monday 23:59:59 UTC."""
+        if self.first_round_start is None:
+            return None
+        start = self.first_round_start + dt.timedelta(days=self.round_days * (round_no - 1))
+        return start, start + dt.timedelta(days=self.round_days)
+
+
+@dataclass(frozen=True)
+class LichessSource:
+    base_url: str
+    token_env: str
+    timeout_s: float
+    history_since: dt.datetime
+    replay_data: Path | None
+
+
+@dataclass(frozen=True)
+class Paths:
+    teams: Path | None
+    players: Path | None
+    pairings: Path
+    database: Path
+    exports: Path
+
+
+@dataclass(frozen=True)
+class Eligibility:
+    min_account_age_months: int
+    min_rated_games: int
+    min_recent_games: int
+    recent_months: int
+
+
+@dataclass(frozen=True)
+class RatingCap:
+    cap_since: dt.date
+    replace_by: dt.date
+    cap_two_agm: int
+    cap_one_asgm: int
+    cap_one_agm: int
+    cap_no_title: int
+    min_cross_days: int
+    max_rd: int
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    preset: str
+    tournament_id: str
+    name: str
+    kind: EventKind
+    boards: int
+    registration_at: dt.datetime | None
+    lichess: LichessSource
+    paths: Paths
+    stages: tuple[Stage, ...]
+    eligibility: Eligibility
+    rating_cap: RatingCap
+
+    def stage(self, name: str) -> Stage:
+        for s in self.stages:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_config(path: Path | str) -> Config:
+    """Load and validate a tournament config (raises InputError naming file and key)."""
+    path = Path(path)
+    doc = _read_toml(path)
+    preset_name = doc.get("preset")
+    if preset_name is None:
+        merged = doc
+        preset_name = ""
+    else:
+        if not isinstance(preset_name, str):
+            raise InputError(path, "key 'preset'", f"expected a preset name, got {preset_name!r}")
+        preset_path = PRESETS_DIR / f"{preset_name}.toml"
+        if not preset_path.is_file():
+            known = ", ".join(sorted(p.stem for p in PRESETS_DIR.glob("*.toml")))
+            raise InputError(path, "key 'preset'", f"unknown preset {preset_name!r}: expected one of {known}")
+        merged = _merge(_read_toml(preset_path), {k: v for k, v in doc.items() if k != "preset"})
+    return _build(path, preset_name, merged)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise InputError(path, "", "file not found") from None
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(path, "", f"not valid TOML: {e}") from e
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+class _Table:
+    """A TOML table being read: typed getters, dotted keys in errors, unknown keys refused."""
+
+    def __init__(self, file: Path, data: Any, key: str) -> None:
+        self.file = file
+        self.key = key
+        if not isinstance(data, dict):
+            raise InputError(file, f"key '{key}'", f"expected a table, got {data!r}")
+        self.data = data
+        self.used: set[str] = set()
+
+    def _k(self, name: str) -> str:
+        return f"{self.key}.{name}" if self.key else name
+
+    def fail(self, name: str, expected: str) -> InputError:
+        return InputError(self.file, f"key '{self._k(name)}'", expected)
+
+    def raw(self, name: str, default: Any = ...) -> Any:
+        self.used.add(name)
+        if name not in self.data:
+            if default is ...:
+                raise self.fail(name, "missing: expected a value")
+            return default
+        return self.data[name]
+
+    def str_(self, name: str, default: Any = ...) -> Any:
+        v = self.raw(name, default)
+        if v is default and default is not ...:
+            return v
+        if not isinstance(v, str) or not v.strip():
+            raise self.fail(name, f"expected a non-empty string, got {v!r}")
+        return v
+
+    def int_(self, name: str, default: Any = ..., minimum: int = 0, maximum: int | None = None) -> int:
+        v = self.raw(name, default)
+        if isinstance(v, bool) or not isinstance(v, int) or v < minimum or (maximum is not None and v > maximum):
+            rng = f"from {minimum} to {maximum}" if maximum is not None else f"of at least {minimum}"
+            raise self.fail(name, f"expected a whole number {rng}, got {v!r}")
+        return v
+
+    def num(self, name: str, default: Any = ..., minimum: float = 0) -> float:
+        v = self.raw(name, default)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < minimum:
+            raise self.fail(name, f"expected a number of at least {minimum:g}, got {v!r}")
+        return float(v)
+
+    def bool_(self, name: str, default: Any = ...) -> bool:
+        v = self.raw(name, default)
+        if not isinstance(v, bool):
+            raise self.fail(name, f"expected true or false, got {v!r}")
+        return v
+
+    def choice(self, name: str, options: tuple[str, ...], default: Any = ...) -> str:
+        v = self.raw(name, default)
+        if v not in options:
+            raise self.fail(name, f"expected one of {', '.join(options)}, got {v!r}")
+        return v
+
+    def instant(self, name: str, default: Any = ...) -> dt.datetime | None:
+        v = self.raw(name, default)
+        if v is None:
+            return None
+        if isinstance(v, str):
+            try:
+                v = dt.datetime.fromisoformat(v.replace("Z", "+00:00"))
+            except ValueError:
+                raise self.fail(name, f"expected a UTC time such as 2026-01-06T00:00:00Z, got {v!r}") from None
+        if isinstance(v, dt.datetime):
+            if v.tzinfo is None:
+                raise self.fail(name, f"expected a time with a UTC offset (e.g. 2026-01-06T00:00:00Z), got {v.isoformat()!r}")
+            return v.astimezone(dt.UTC)
+        if isinstance(v, dt.date):
+            return dt.datetime(v.year, v.month, v.day, tzinfo=dt.UTC)
+        raise self.fail(name, f"expected a UTC time such as 2026-01-06T00:00:00Z, got {v!r}")
+
+    def date_(self, name: str, default: Any = ...) -> dt.date:
+        v = self.raw(name, default)
+        if isinstance(v, str):
+            try:
+                return dt.date.fromisoformat(v)
+            except ValueError:
+                pass
+        elif isinstance(v, dt.date) and not isinstance(v, dt.datetime):
+            return v
+        raise self.fail(name, f"expected a date such as 2025-01-01, got {v!r}")
+
+    def path(self, name: str, base: Path, default: Any = ...) -> Path | None:
+        v = self.raw(name, default)
+        if v is None:
+            return None
+        if not isinstance(v, str) or not v.strip():
+            raise self.fail(name, f"expected a path, got {v!r}")
+        p = Path(v)
+        return p if p.is_absolute() else (base / p)
+
+    def table(self, name: str, default: Any = ...) -> _Table:
+        v = self.raw(name, default)
+        return _Table(self.file, v, self._k(name))
+
+    def done(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            known = ", ".join(sorted(self.used))
+            raise self.fail(unknown[0], f"unknown key: expected one of {known}")
+
+
+def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
+    base = file.resolve().parent
+    top = _Table(file, doc, "")
+    t = top.table("tournament")
+    tournament_id = t.str_("id")
+    name = t.str_("name", tournament_id)
+    kind = t.choice("kind", ("team", "individual"))
+    boards = t.int_("boards", 1 if kind == "individual" else 4, minimum=1, maximum=8)
+    registration_at = t.instant("registration_at", None)
+    t.done()
+
+    li = top.table("lichess", {})
+    lichess = LichessSource(
+        base_url=li.str_("base_url", "https://lichess.org").rstrip("/"),
+        token_env=li.str_("token_env", "LICHESS_TOKEN"),
+        timeout_s=li.num("timeout_s", 30.0, minimum=1),
+        history_since=li.instant("history_since", "2018-09-01T00:00:00Z"),
+        replay_data=li.path("replay_data", base, None),
+    )
+    li.done()
+
+    p = top.table("paths")
+    paths = Paths(
+        teams=p.path("teams", base, None),
+        players=p.path("players", base, None),
+        pairings=p.path("pairings", base),
+        database=p.path("database", base),
+        exports=p.path("exports", base),
+    )
+    p.done()
+    if kind == "team" and paths.teams is None:
+        raise top.fail("paths.teams", "missing: a team event needs a teams.csv path")
+    if kind == "individual" and paths.players is None:
+        raise top.fail("paths.players", "missing: an individual event needs a players.csv path")
+
+    st = top.table("stages")
+    stages = tuple(_build_stage(st.table(stage_name), stage_name) for stage_name in list(st.data))
+    st.done()
+    if not stages:
+        raise top.fail("stages", "expected at least one stage")
+
+    e = top.table("eligibility", {})
+    eligibility = Eligibility(
+        min_account_age_months=e.int_("min_account_age_months", 6),
+        min_rated_games=e.int_("min_rated_games", 1000),
+        min_recent_games=e.int_("min_recent_games", 100),
+        recent_months=e.int_("recent_months", 3),
+    )
+    e.done()
+
+    c = top.table("rating_cap", {})
+    rating_cap = RatingCap(
+        cap_since=c.date_("cap_since", "2025-01-01"),
+        replace_by=c.date_("replace_by", "2025-04-25"),
+        cap_two_agm=c.int_("cap_two_agm", 2000),
+        cap_one_asgm=c.int_("cap_one_asgm", 2100),
+        cap_one_agm=c.int_("cap_one_agm", 2150),
+        cap_no_title=c.int_("cap_no_title", 2200),
+        min_cross_days=c.int_("min_cross_days", 3, minimum=1),
+        max_rd=c.int_("max_rd", 80, minimum=1),
+    )
+    c.done()
+    top.done()
+    return Config(
+        path=file,
+        preset=preset,
+        tournament_id=tournament_id,
+        name=name,
+        kind=kind,  # type: ignore[arg-type]
+        boards=boards,
+        registration_at=registration_at,
+        lichess=lichess,
+        paths=paths,
+        stages=stages,
+        eligibility=eligibility,
+        rating_cap=rating_cap,
+    )
+
+
+def _build_stage(s: _Table, name: str) -> Stage:
+    kind = s.choice("kind", ("swiss", "round_robin", "knockout"))
+    rounds = s.int_("rounds", 1, minimum=1, maximum=99)
+    raw_parts = s.raw("parts")
+    if not isinstance(raw_parts, list) or not raw_parts:
+        raise s.fail("parts", f"expected a list of parts such as {{ time_control = \"2+5\", games = 4, win = 12, draw = 6 }}, got {raw_parts!r}")
+    parts = []
+    seen: set[TimeControl] = set()
+    for i, raw in enumerate(raw_parts):
+        pt = _Table(s.file, raw, f"{s.key}.parts[{i}]")
+        tc_text = pt.str_("time_control")
+        try:
+            tc = parse_time_control(tc_text)
+        except ValueError as e:
+            raise pt.fail("time_control", str(e)) from None
+        if tc in seen:
+            raise pt.fail("time_control", f"{tc} appears in two parts: expected one part per time control")
+        seen.add(tc)
+        games = pt.int_("games", minimum=1)
+        win = pt.num("win")
+        draw = pt.num("draw")
+        if draw > win:
+            raise pt.fail("draw", f"expected at most the win value {win:g}, got {draw:g}")
+        pt.done()
+        parts.append(Part(tc, games, win, draw))
+    tiebreaks = s.raw("tiebreaks", list(TIEBREAKS))
+    if not isinstance(tiebreaks, list) or any(tb not in TIEBREAKS for tb in tiebreaks):
+        raise s.fail("tiebreaks", f"expected a list drawn from {', '.join(TIEBREAKS)}, got {tiebreaks!r}")
+    mp = s.table("match_points", {"win": 2, "draw": 1, "loss": 0})
+    match_points = MatchPoints(mp.num("win"), mp.num("draw"), mp.num("loss"))
+    mp.done()
+    stage = Stage(
+        name=name,
+        kind=kind,  # type: ignore[arg-type]
+        rounds=rounds,
+        parts=tuple(parts),
+        primary=s.choice("primary", PRIMARIES, "match_points"),  # type: ignore[arg-type]
+        tiebreaks=tuple(tiebreaks),
+        match_points=match_points,
+        rated_only=s.bool_("rated_only", False),
+        first_round_start=s.instant("first_round_start", None),
+        round_days=s.int_("round_days", 7, minimum=1),
+        window_margin_days=s.int_("window_margin_days", 3),
+    )
+    s.done()
+    return stage

@@ -1,0 +1,58 @@
+"""CSV exports (contract 6): a header row, UTC ISO-8601 times, no spreadsheet-formula injection.
+
+A text cell that starts with ``= + - @``, a tab or a carriage return would be run as a formula
+by spreadsheet programs (a Lichess name cannot start with one, but a team name can); such cells
+get a leading apostrophe. Numbers are written as numbers, so a negative points difference stays
+a number.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(value: str) -> str:
+    return "'" + value if value.startswith(FORMULA_PREFIXES) else value
+
+
+def cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dt.datetime):
+        return value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return neutralise(str(value))
+
+
+def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+    """Write atomically (temp file + rename) so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    n = 0
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(columns)
+            for row in rows:
+                w.writerow([cell(v) for v in row])
+                n += 1
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return n

@@ -1,0 +1,233 @@
+"""The TD's input files (contract 5): ``teams.csv`` or ``players.csv``, and ``pairings.csv``.
+
+Every error names the file, the line and what was expected, e.g.
+``teams.csv line 7: board 6 for player 'foo': expected 1-5``. Lichess names are
+case-insensitive: they are stored as ids (lower case) next to the name as written.
+
+Pure: reads files, nothing else.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.config import Config
+from pipeline.errors import InputError
+
+USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")
+TITLES = ("", "AGM", "ASGM")
+
+
+@dataclass(frozen=True)
+class Member:
+    """One row of teams.csv (for individual events: one player, its own entrant)."""
+
+    entrant: str
+    player_id: str
+    player_name: str
+    board: int
+    title: str
+    is_captain: bool
+    seed_rating: int | None = None
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One row of pairings.csv: entrant ``a`` against entrant ``b`` in a stage's round."""
+
+    stage: str
+    round: int
+    a: str
+    b: str
+    window_start: dt.datetime
+    window_end: dt.datetime
+    line: int
+
+
+@dataclass(frozen=True)
+class Roster:
+    members: tuple[Member, ...]
+
+    @property
+    def entrants(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m.entrant for m in self.members))
+
+    def player_ids(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(m.player_id for m in self.members))
+
+    def on_board(self, entrant: str, board: int) -> Member | None:
+        for m in self.members:
+            if m.entrant == entrant and m.board == board:
+                return m
+        return None
+
+
+def _rows(path: Path, required: tuple[str, ...], optional: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield (line number, row) with stripped values; check the header first."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(path, "", "file not found") from None
+    except UnicodeDecodeError as e:
+        raise InputError(path, "", f"not UTF-8 text ({e.reason} at byte {e.start})") from None
+    if not text.strip():
+        raise InputError(path, "line 1", f"empty file: expected a header row with {', '.join(required)}")
+    reader = csv.reader(text.splitlines(keepends=True))
+    header = [h.strip().lower() for h in next(reader)]
+    seen: set[str] = set()
+    for h in header:
+        if h in seen:
+            raise InputError(path, "line 1", f"column {h!r} appears twice in the header")
+        seen.add(h)
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise InputError(path, "line 1", f"missing column {missing[0]!r}: expected columns {', '.join(required + optional)}")
+    unknown = [h for h in header if h not in required + optional]
+    if unknown:
+        raise InputError(path, "line 1", f"unknown column {unknown[0]!r}: expected columns {', '.join(required + optional)}")
+    for row in reader:
+        line = reader.line_num
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise InputError(path, f"line {line}", f"{len(row)} fields: expected {len(header)} ({', '.join(header)})")
+        yield line, {h: cell.strip() for h, cell in zip(header, row)}
+
+
+def _username(path: Path, line: int, value: str, column: str) -> str:
+    if not USERNAME.match(value):
+        raise InputError(path, f"line {line}", f"{column} {value!r}: expected a Lichess username (letters, digits, _ or -)")
+    return value
+
+
+def read_teams(path: Path, boards: int) -> Roster:
+    """teams.csv(team, player, board, title, captain): boards 1..N, N+1 for the substitute (TEAM-COMP-5)."""
+    members: list[Member] = []
+    where: dict[str, tuple[int, str]] = {}
+    seats: dict[tuple[str, int], int] = {}
+    for line, row in _rows(path, ("team", "player", "board"), ("title", "captain")):
+        team = row["team"]
+        if not team:
+            raise InputError(path, f"line {line}", "empty team: expected a team name")
+        name = _username(path, line, row["player"], "player")
+        pid = name.lower()
+        try:
+            board = int(row["board"])
+        except ValueError:
+            board = -1
+        if not 1 <= board <= boards + 1:
+            raise InputError(path, f"line {line}", f"board {row['board']!r} for player {name!r}: expected 1-{boards + 1}")
+        title = row.get("title", "").upper()
+        if title not in TITLES:
+            raise InputError(path, f"line {line}", f"title {row.get('title')!r} for player {name!r}: expected AGM, ASGM or empty")
+        captain = row.get("captain", "").lower()
+        if captain not in ("", "yes"):
+            raise InputError(path, f"line {line}", f"captain {row.get('captain')!r} for player {name!r}: expected yes or empty")
+        if pid in where:  # TEAM-ELIG-8: one team, one board per player
+            first_line, first_team = where[pid]
+            raise InputError(
+                path, f"line {line}",
+                f"player {name!r} is already listed on line {first_line} (team {first_team!r}): expected each player once (TEAM-ELIG-8)",
+            )
+        if (team, board) in seats:
+            raise InputError(path, f"line {line}", f"team {team!r} board {board} is already taken on line {seats[team, board]}: expected one player per board")
+        where[pid] = (line, team)
+        seats[team, board] = line
+        members.append(Member(team, pid, name, board, title, captain == "yes"))
+    teams = dict.fromkeys(m.entrant for m in members)
+    for team in teams:
+        for b in range(1, boards + 1):
+            if (team, b) not in seats:
+                raise InputError(path, "", f"team {team!r} has no player on board {b}: expected boards 1-{boards}")
+    if not members:
+        raise InputError(path, "line 2", "no teams: expected at least one row")
+    return Roster(tuple(members))
+
+
+def read_players(path: Path) -> Roster:
+    """players.csv(player, seed_rating) for individual events; the entrant is the player id."""
+    members: list[Member] = []
+    seen: dict[str, int] = {}
+    for line, row in _rows(path, ("player",), ("seed_rating",)):
+        name = _username(path, line, row["player"], "player")
+        pid = name.lower()
+        if pid in seen:
+            raise InputError(path, f"line {line}", f"player {name!r} is already listed on line {seen[pid]}: expected each player once")
+        seen[pid] = line
+        seed = row.get("seed_rating", "")
+        try:
+            seed_rating = int(seed) if seed else None
+        except ValueError:
+            raise InputError(path, f"line {line}", f"seed_rating {seed!r} for player {name!r}: expected a whole number or empty") from None
+        members.append(Member(pid, pid, name, 1, "", False, seed_rating))
+    if not members:
+        raise InputError(path, "line 2", "no players: expected at least one row")
+    return Roster(tuple(members))
+
+
+def read_roster(config: Config) -> Roster:
+    if config.kind == "team":
+        assert config.paths.teams is not None
+        return read_teams(config.paths.teams, config.boards)
+    assert config.paths.players is not None
+    return read_players(config.paths.players)
+
+
+def _instant(path: Path, line: int, column: str, value: str) -> dt.datetime | None:
+    if not value:
+        return None
+    try:
+        t = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        t = None
+    if t is None or t.tzinfo is None:
+        raise InputError(path, f"line {line}", f"{column} {value!r}: expected a UTC time such as 2026-01-06T00:00:00Z")
+    return t.astimezone(dt.UTC)
+
+
+def read_pairings(path: Path, config: Config, roster: Roster) -> tuple[Pairing, ...]:
+    """pairings.csv(stage, round, a, b, window_start, window_end); windows are [start, end)."""
+    stages = {s.name: s for s in config.stages}
+    entrants = {e.lower(): e for e in roster.entrants}
+    out: list[Pairing] = []
+    busy: dict[tuple[str, int, str], int] = {}
+    for line, row in _rows(path, ("stage", "round", "a", "b"), ("window_start", "window_end")):
+        stage = stages.get(row["stage"])
+        if stage is None:
+            raise InputError(path, f"line {line}", f"stage {row['stage']!r}: expected one of {', '.join(stages)}")
+        try:
+            rnd = int(row["round"])
+        except ValueError:
+            rnd = 0
+        if not 1 <= rnd <= stage.rounds:
+            raise InputError(path, f"line {line}", f"round {row['round']!r}: expected 1-{stage.rounds} for stage {stage.name!r}")
+        pair = []
+        for col in ("a", "b"):
+            e = entrants.get(row[col].lower())
+            if e is None:
+                kind = "team" if config.kind == "team" else "player"
+                raise InputError(path, f"line {line}", f"{col} {row[col]!r}: expected a registered {kind}")
+            pair.append(e)
+        a, b = pair
+        if a == b:
+            raise InputError(path, f"line {line}", f"{a!r} is paired with itself: expected two different entrants")
+        for e in (a, b):
+            if (stage.name, rnd, e) in busy:
+                raise InputError(path, f"line {line}", f"{e!r} is already paired in {stage.name} round {rnd} on line {busy[stage.name, rnd, e]}: expected one pairing per round")
+            busy[stage.name, rnd, e] = line
+        start = _instant(path, line, "window_start", row.get("window_start", ""))
+        end = _instant(path, line, "window_end", row.get("window_end", ""))
+        default = stage.round_window(rnd)
+        if (start is None or end is None) and default is None:
+            raise InputError(path, f"line {line}", f"no round window: expected window_start and window_end, or stages.{stage.name}.first_round_start in the config")
+        start = start or default[0]  # type: ignore[index]
+        end = end or default[1]  # type: ignore[index]
+        if end <= start:
+            raise InputError(path, f"line {line}", f"window_end {end.isoformat()} is not after window_start {start.isoformat()}")
+        out.append(Pairing(stage.name, rnd, a, b, start, end, line))
+    return tuple(out)

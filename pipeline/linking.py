@@ -1,0 +1,138 @@
+"""Match linking: which Lichess games belong to which board of which pairing, and which count.
+
+For each pairing (stage, round, entrant a, entrant b) and each board i, the board's players are
+a's and b's board-i players. Every game between those two players (either colour) created within
+``window_margin_days`` of the round window is listed; a game counts when it is antichess, was
+played (not aborted / no start), was created inside the window ``[start, end)`` (TEAM-FMT-3), has
+the clock of one of the stage's parts, is rated when the stage requires it (ACWC-FMT-1), and is
+among the first N of its part by creation time (TEAM-SCORE-1). Every other game keeps its reason.
+
+Pure: takes the pairings, roster, stage and a frame of games; returns frozen rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Literal
+
+import polars as pl
+
+from pipeline.config import Part, Stage
+from pipeline.inputs import Pairing, Roster
+from pipeline.timecontrol import TimeControl
+
+Reason = Literal[
+    "counted", "not_antichess", "aborted", "no_start", "outside_window", "wrong_time_control", "casual", "extra_game",
+]
+NOT_PLAYED = {"aborted": "aborted", "created": "aborted", "started": "aborted", "noStart": "no_start"}
+
+GAME_COLUMNS = (
+    "game_id", "created_at", "last_move_at", "white_id", "black_id", "rated", "variant",
+    "clock_initial_s", "clock_increment_s", "status", "winner",
+)
+
+
+@dataclass(frozen=True)
+class BoardPairing:
+    stage: str
+    round: int
+    board: int
+    entrant_a: str
+    entrant_b: str
+    player_a: str
+    player_b: str
+    window_start: dt.datetime
+    window_end: dt.datetime
+
+
+@dataclass(frozen=True)
+class MatchGame:
+    stage: str
+    round: int
+    board: int
+    entrant_a: str
+    entrant_b: str
+    player_a: str
+    player_b: str
+    game_id: str
+    created_at: dt.datetime
+    last_move_at: dt.datetime
+    time_control: str | None
+    part: str | None
+    counted: bool
+    reason: Reason
+    a_points: float
+    b_points: float
+
+
+def board_pairings(pairings: tuple[Pairing, ...], roster: Roster, boards: int) -> list[BoardPairing]:
+    """Board i of a against board i of b, for every pairing (TEAM-SCORE-3: a match is its boards)."""
+    out = []
+    for p in pairings:
+        for board in range(1, boards + 1):
+            ma, mb = roster.on_board(p.a, board), roster.on_board(p.b, board)
+            if ma is None or mb is None:  # inputs.read_teams guarantees boards 1..N
+                raise ValueError(f"pairing {p.a!r} v {p.b!r}: no player on board {board}")
+            out.append(BoardPairing(p.stage, p.round, board, p.a, p.b, ma.player_id, mb.player_id, p.window_start, p.window_end))
+    return out
+
+
+def _points(part: Part, winner: str | None, a_is_white: bool) -> tuple[float, float]:
+    if winner is None:
+        return part.draw, part.draw
+    a_won = (winner == "white") == a_is_white
+    return (part.win, 0.0) if a_won else (0.0, part.win)
+
+
+def link_board(bp: BoardPairing, stage: Stage, games: list[dict]) -> list[MatchGame]:
+    """Classify every game between the board's two players near the window (games: dict rows)."""
+    margin = dt.timedelta(days=stage.window_margin_days)
+    parts = {p.time_control: p for p in stage.parts}
+    used: dict[TimeControl, int] = defaultdict(int)
+    out = []
+    near = [g for g in games if bp.window_start - margin <= g["created_at"] < bp.window_end + margin]
+    for g in sorted(near, key=lambda g: (g["created_at"], g["game_id"])):
+        tc = None
+        if g["clock_initial_s"] is not None and g["clock_increment_s"] is not None:
+            tc = TimeControl(g["clock_initial_s"], g["clock_increment_s"])
+        part = parts.get(tc) if tc else None
+        reason: Reason
+        if g["variant"] != "antichess":
+            reason = "not_antichess"
+        elif g["status"] in NOT_PLAYED:
+            reason = NOT_PLAYED[g["status"]]  # type: ignore[assignment]
+        elif not bp.window_start <= g["created_at"] < bp.window_end:
+            reason = "outside_window"
+        elif part is None:
+            reason = "wrong_time_control"
+        elif stage.rated_only and not g["rated"]:
+            reason = "casual"
+        elif used[part.time_control] >= part.games:
+            reason = "extra_game"
+        else:
+            reason = "counted"
+            used[part.time_control] += 1
+        a_pts, b_pts = (0.0, 0.0)
+        if reason == "counted":
+            assert part is not None
+            a_pts, b_pts = _points(part, g["winner"], g["white_id"] == bp.player_a)
+        out.append(MatchGame(
+            bp.stage, bp.round, bp.board, bp.entrant_a, bp.entrant_b, bp.player_a, bp.player_b,
+            g["game_id"], g["created_at"], g["last_move_at"], str(tc) if tc else None, str(part.time_control) if part else None,
+            reason == "counted", reason, a_pts, b_pts,
+        ))
+    return out
+
+
+def link_stage(stage: Stage, pairings: tuple[Pairing, ...], roster: Roster, boards: int, games: pl.DataFrame) -> list[MatchGame]:
+    """Link every board of every pairing of one stage."""
+    by_pair: dict[frozenset[str], list[dict]] = defaultdict(list)
+    for g in games.select(GAME_COLUMNS).iter_rows(named=True):
+        if g["white_id"] and g["black_id"]:
+            by_pair[frozenset((g["white_id"], g["black_id"]))].append(g)
+    out: list[MatchGame] = []
+    for bp in board_pairings(tuple(p for p in pairings if p.stage == stage.name), roster, boards):
+        out.extend(link_board(bp, stage, by_pair.get(frozenset((bp.player_a, bp.player_b)), [])))
+    return out

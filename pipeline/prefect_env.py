@@ -1,0 +1,31 @@
+"""Prefect's environment, set before Prefect is first imported (it reads settings at import).
+
+* ``PREFECT_HOME`` (its SQLite database, results and caches) defaults to a ``.prefect`` folder
+  beside the tournament database instead of ``~/.prefect``.
+* Telemetry off: ``DO_NOT_TRACK=1``, ``PREFECT_SERVER_ANALYTICS_ENABLED=false``; with them a run
+  makes no connection beyond loopback and the configured Lichess base URL.
+* The ephemeral server's first start takes 10-20 s on two cores (more under load): allow 120 s.
+
+Values already in the environment win, so a TD (or a test) can point runs at a real
+``prefect server start`` with ``PREFECT_API_URL``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def configure(home: Path) -> None:
+    defaults = {
+        "PREFECT_HOME": str(home),
+        "DO_NOT_TRACK": "1",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+        "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
+        "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
+    }
+    for key, value in defaults.items():
+        os.environ.setdefault(key, value)
+    # Prefect creates its home without parents; make sure the whole path exists.
+    Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,131 @@
+"""The pipeline's stages as plain functions: ingest → link and score → standings → export.
+
+The CLI calls them directly (``antichess-td ingest|score|export``) and the Prefect flow
+(``flows/nightly.py``) sequences them; no logic lives in the flow. Each stage opens the
+database itself, so a stage can be rerun alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline import exports, ingest, lichess, linking, replay, scoring, standings, store
+from pipeline.config import Config
+from pipeline.inputs import Pairing, Roster, read_pairings, read_roster
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The TD's files, validated together before anything is written."""
+
+    roster: Roster
+    pairings: tuple[Pairing, ...]
+
+
+def read_inputs(config: Config) -> Inputs:
+    roster = read_roster(config)
+    return Inputs(roster, read_pairings(config.paths.pairings, config, roster))
+
+
+@contextlib.contextmanager
+def lichess_base_url(config: Config, now: dt.datetime | None = None) -> Iterator[str]:
+    """The configured Lichess server, or a replay server started in-process for ``replay_data``."""
+    if config.lichess.replay_data is None:
+        yield config.lichess.base_url
+        return
+    with replay.running(config.lichess.replay_data, now=now) as server:
+        log.info("replay server for %s on %s", config.lichess.replay_data, server.base_url)
+        yield server.base_url
+
+
+def token_from_env(config: Config) -> str | None:
+    """The Lichess token, from the environment variable the config names (never from a file)."""
+    return os.environ.get(config.lichess.token_env) or None
+
+
+def ingest_stage(config: Config, inputs: Inputs, base_url: str, now: dt.datetime) -> ingest.IngestReport:
+    token = token_from_env(config)
+    if token is None and config.lichess.replay_data is None:
+        log.warning("no Lichess token in $%s: Lichess may answer rating histories with []", config.lichess.token_env)
+    client = lichess.make_client(base_url, token, config.lichess.timeout_s)
+    con = store.connect(config.paths.database)
+    try:
+        return ingest.ingest(con, client, inputs.roster.player_ids(), config.lichess.history_since, now)
+    finally:
+        con.close()
+
+
+@dataclass
+class ScoreReport:
+    match_games: int = 0
+    counted_games: int = 0
+    team_matches: int = 0
+    standings_rows: int = 0
+    stages: list[str] = field(default_factory=list)
+
+
+def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport:
+    """Link games to boards, score parts, boards and matches, rank: rewritten per stage in one transaction."""
+    report = ScoreReport()
+    con = store.connect(config.paths.database)
+    try:
+        with store.transaction(con):
+            store.replace_where(con, "td_members", {}, list(inputs.roster.members))
+            store.replace_where(con, "td_pairings", {}, [
+                {"stage": p.stage, "round": p.round, "entrant_a": p.a, "entrant_b": p.b,
+                 "window_start": p.window_start, "window_end": p.window_end} for p in inputs.pairings
+            ])
+        games = store.query(con, "queries/games_between_registered")
+        for stage in config.stages:
+            pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
+            if not pairings:
+                continue
+            boards = linking.board_pairings(pairings, inputs.roster, config.boards)
+            linked = linking.link_stage(stage, pairings, inputs.roster, config.boards, games)
+            results = scoring.score_boards(stage, linked, boards)
+            matches = scoring.score_matches(stage, linked, results, pairings, config.boards, now)
+            entrants = inputs.roster.entrants if stage.kind == "swiss" else tuple(dict.fromkeys(e for p in pairings for e in (p.a, p.b)))
+            table = standings.stage_standings(stage, entrants, matches)
+            with store.transaction(con):
+                where = {"stage": stage.name}
+                store.replace_where(con, "scored_match_games", where, linked)
+                store.replace_where(con, "scored_board_results", where, results)
+                store.replace_where(con, "scored_team_matches", where, matches)
+                store.replace_where(con, "scored_standings", where, table)
+            report.stages.append(stage.name)
+            report.match_games += len(linked)
+            report.counted_games += sum(g.counted for g in linked)
+            report.team_matches += len(matches)
+            report.standings_rows += len(table)
+    finally:
+        con.close()
+    return report
+
+
+STANDINGS_COLUMNS = ("stage", "after_round", "rank", "entrant", "matches_played", "match_points", "points_scored",
+                     "points_conceded", "points_difference", "median_buchholz")
+
+
+def export_stage(config: Config) -> list[Path]:
+    """standings_<stage>.csv: the table after the latest scored round of each stage."""
+    written = []
+    con = store.connect(config.paths.database)
+    try:
+        for stage in config.stages:
+            df = store.query(con, "queries/standings_latest", [stage.name])
+            if df.height == 0:
+                continue
+            path = config.paths.exports / f"standings_{stage.name}.csv"
+            exports.write_csv(path, STANDINGS_COLUMNS, df.select(STANDINGS_COLUMNS).iter_rows())
+            written.append(path)
+    finally:
+        con.close()
+    return written

@@ -1,0 +1,117 @@
+"""The DuckDB adapter: the only module that opens DuckDB connections.
+
+SQL lives under ``sql/`` (``schema/`` tables, ``views/`` the contract views, ``queries/`` what the
+pipeline reads); this module loads it by name, binds every value as a parameter, and moves
+rows in and out as polars frames (through Arrow). Table names are never taken from input:
+:data:`WRITABLE` is the closed set of tables the pipeline writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+
+WRITABLE = frozenset({
+    "raw_users", "raw_rating_histories", "raw_games", "rejected_records",
+    "lichess_users", "lichess_rating_points", "lichess_games",
+    "td_members", "td_pairings",
+    "scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings",
+})
+
+
+@cache
+def sql(name: str) -> str:
+    """The text of ``sql/<name>.sql`` (e.g. ``queries/candidate_games``)."""
+    path = SQL_DIR / f"{name}.sql"
+    return path.read_text(encoding="utf-8")
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> None:
+    """Create every table (sql/schema, in file order) and every view (sql/views)."""
+    for folder in ("schema", "views"):
+        for path in sorted((SQL_DIR / folder).glob("*.sql")):
+            con.execute(path.read_text(encoding="utf-8"))
+
+
+def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    path = Path(path)
+    if read_only:
+        return duckdb.connect(str(path), read_only=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path))
+    migrate(con)
+    return con
+
+
+@contextlib.contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """All or nothing: the block's writes commit together or roll back together."""
+    con.begin()
+    try:
+        yield con
+    except BaseException:
+        con.rollback()
+        raise
+    con.commit()
+
+
+def _frame(rows: Sequence[Any] | pl.DataFrame) -> pl.DataFrame:
+    if isinstance(rows, pl.DataFrame):
+        return rows
+    dicts = [dataclasses.asdict(r) if dataclasses.is_dataclass(r) else dict(r) for r in rows]
+    return pl.DataFrame(dicts, infer_schema_length=None)
+
+
+def _check(table: str) -> str:
+    if table not in WRITABLE:
+        raise ValueError(f"table {table!r} is not writable: expected one of {sorted(WRITABLE)}")
+    return table
+
+
+def upsert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Any] | pl.DataFrame) -> int:
+    """Insert rows, replacing those with the same primary key; columns matched by name."""
+    df = _frame(rows)
+    if df.height == 0:
+        return 0
+    con.register("_batch", df)
+    try:
+        con.execute(f"INSERT OR REPLACE INTO {_check(table)} BY NAME SELECT * FROM _batch")
+    finally:
+        con.unregister("_batch")
+    return df.height
+
+
+def replace_where(con: duckdb.DuckDBPyConnection, table: str, where: dict[str, Any],
+                  rows: Sequence[Any] | pl.DataFrame) -> int:
+    """Delete the rows matching ``where`` (column = value, bound) and insert ``rows`` instead."""
+    cond = " AND ".join(f"{_column(c)} = ?" for c in where) or "TRUE"
+    con.execute(f"DELETE FROM {_check(table)} WHERE {cond}", list(where.values()))
+    df = _frame(rows)
+    if df.height == 0:
+        return 0
+    con.register("_batch", df)
+    try:
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _batch")
+    finally:
+        con.unregister("_batch")
+    return df.height
+
+
+def _column(name: str) -> str:
+    if not name.isidentifier():
+        raise ValueError(f"column {name!r}: expected an identifier")
+    return name
+
+
+def query(con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] | dict[str, Any] = ()) -> pl.DataFrame:
+    """Run ``sql/<name>.sql`` with bound parameters and return the rows as a polars frame."""
+    return con.sql(sql(name), params=params or None).pl()

@@ -1,0 +1,18 @@
+-- scored_team_matches: one row per pairing (stage, round, team a, team b). For individual
+-- events the team columns hold the players. TEAM-SCORE-3: the sum of the boards.
+CREATE TABLE IF NOT EXISTS scored_team_matches (
+    stage             VARCHAR NOT NULL,
+    round             INTEGER NOT NULL,
+    team_a            VARCHAR NOT NULL,
+    team_b            VARCHAR NOT NULL,
+    a_points          DOUBLE NOT NULL,
+    b_points          DOUBLE NOT NULL,
+    max_points        DOUBLE NOT NULL,
+    winning_points    DOUBLE NOT NULL,      -- more than half of max_points
+    games_played      INTEGER NOT NULL,
+    games_due         INTEGER NOT NULL,
+    decided_by_game_id VARCHAR,             -- the game that took a side to winning_points
+    outcome           VARCHAR NOT NULL,     -- 'a' | 'b' | 'draw' | 'pending'
+    winner            VARCHAR,              -- the winning team; NULL for a draw or pending
+    PRIMARY KEY (stage, round, team_a)
+);

@@ -1,0 +1,4 @@
+-- board_results: one row per (stage, round, board match, part); part = 'total' holds the board totals (contract 4).
+CREATE OR REPLACE VIEW board_results AS
+SELECT stage, round, board, team_a, team_b, player_a, player_b, part, games_played, a_points, b_points, games_due
+FROM scored_board_results;

@@ -1,0 +1,5 @@
+-- team_matches: one row per pairing (contract 4); for individual events the team columns hold players.
+CREATE OR REPLACE VIEW team_matches AS
+SELECT stage, round, team_a, team_b, a_points, b_points, max_points, winning_points,
+       decided_by_game_id, winner, outcome, games_played, games_due
+FROM scored_team_matches;
