@@ -1,0 +1,59 @@
+"""Shared fixtures. Real DuckDB files, real HTTP on 127.0.0.1, the real berserk client; no mocks.
+
+Prefect reads its settings when first imported, so its environment is set here, before any
+test module imports it: a temporary PREFECT_HOME per pytest run (no cache records survive into
+the next run), telemetry off, a generous ephemeral-server start-up timeout for two busy cores.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+os.environ.update({
+    "PREFECT_HOME": tempfile.mkdtemp(prefix="antichess-td-prefect-"),
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "PREFECT_LOGGING_TO_API_ENABLED": "false",
+    "PREFECT_SERVER_UI_ENABLED": "false",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+    "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
+})
+os.environ.pop("PREFECT_API_URL", None)
+
+import pytest  # noqa: E402
+
+from pipeline import replay  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data"
+SKELETON = DATA / "skeleton"
+
+
+@pytest.fixture(scope="session")
+def prefect_api_url() -> Iterator[str]:
+    """One Prefect test server for the whole run (starting one costs ~20 s); yields its API URL."""
+    from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+            yield str(PREFECT_API_URL.value())
+
+
+@pytest.fixture
+def skeleton(tmp_path: Path) -> Path:
+    """A writable copy of the hand-made skeleton tournament; returns its tournament.toml."""
+    dest = tmp_path / "skeleton"
+    shutil.copytree(SKELETON, dest, ignore=shutil.ignore_patterns("out", "make_dataset.py"))
+    return dest / "tournament.toml"
+
+
+@pytest.fixture(scope="session")
+def skeleton_server() -> Iterator[replay.ReplayServer]:
+    """The skeleton's Lichess dataset on a free port of 127.0.0.1."""
+    with replay.running(SKELETON / "lichess") as server:
+        yield server
