@@ -58,11 +58,14 @@ class TeamMatch:
 
 
 def winning_points(stage: Stage, boards: int) -> float:
-    """More than half the maximum, by the smallest step a result can change a score (TEAM-SCORE-3)."""
-    values = [Fraction(v).limit_denominator(1000) for p in stage.parts for v in (p.win, p.draw) if v]
-    step = Fraction(math.gcd(*(v.numerator for v in values)), math.lcm(*(v.denominator for v in values))) if values else Fraction(1)
+    """The first score above half the maximum (TEAM-SCORE-3: 576 → 289; ACWC-Q-2: 10 → 5.5).
+
+    Scores move in units of 1 when every win/draw value is whole, else in the finest fraction
+    they use (0.5 for half points); reaching this total is having more than half the maximum."""
+    values = [Fraction(v).limit_denominator(1000) for p in stage.parts for v in (p.win, p.draw)]
+    step = Fraction(1, math.lcm(*(v.denominator for v in values)))
     maximum = Fraction(stage.board_max_points).limit_denominator(1000) * boards
-    return float(maximum / 2 + step)
+    return float((math.floor(maximum / 2 / step) + 1) * step)  # the first score above half
 
 
 def score_boards(stage: Stage, linked: list[MatchGame], board_pairings: list[BoardPairing]) -> list[BoardResult]:

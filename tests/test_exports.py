@@ -1,0 +1,33 @@
+"""CSV exports (contract 6): header row, UTC ISO-8601 times, spreadsheet formulas neutralised."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from pipeline.exports import write_csv
+
+
+@pytest.mark.parametrize("name", ["=HYPERLINK(\"http://x\")", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx"])
+def test_formula_prefixes_are_neutralised(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "s.csv"
+    write_csv(path, ("entrant", "points_difference"), [(name, -12.0)])
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["entrant", "points_difference"]
+    assert rows[1] == ["'" + name, "-12"]  # text gets the apostrophe; a negative number stays a number
+
+
+def test_times_are_utc_iso_8601_and_plain_text_is_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "s.csv"
+    t = dt.datetime(2026, 3, 4, 18, 0, tzinfo=dt.timezone(dt.timedelta(hours=2)))
+    write_csv(path, ("a", "b", "c", "d"), [("Forced Captures", t, 1.5, None)])
+    assert path.read_text(encoding="utf-8").splitlines()[1] == "Forced Captures,2026-03-04T16:00:00Z,1.5,"
+
+
+def test_write_is_atomic_no_temp_files_left(tmp_path: Path) -> None:
+    write_csv(tmp_path / "s.csv", ("a",), [("x",)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv"]

@@ -1,0 +1,86 @@
+"""Standings: TEAM-SCORE-5 (match points 2/1/0), TEAM-TB-1 (points difference, points scored,
+Median-Buchholz over opponents' match points), ACWC-Q-2/Q-3 (game points, Median-Buchholz)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from pipeline.config import load_config
+from pipeline.scoring import TeamMatch
+from pipeline.standings import median_buchholz, standings_after, stage_standings
+
+CFG = "[tournament]\nid = 't'\n[paths]\nteams = 't.csv'\nplayers = 'p.csv'\npairings = 'p.csv'\ndatabase = 'x.duckdb'\nexports = 'e'\n"
+
+
+def stage(tmp_path: Path, preset: str = "team-swiss", name: str = "swiss"):
+    p = tmp_path / "tournament.toml"
+    p.write_text(f'preset = "{preset}"\n' + CFG, encoding="utf-8")
+    return load_config(p).stage(name)
+
+
+def m(rnd: int, a: str, b: str, pa: float, pb: float, outcome: str | None = None, st: str = "swiss") -> TeamMatch:
+    if outcome is None:
+        outcome = "a" if pa > pb else "b" if pb > pa else "draw"
+    winner = a if outcome == "a" else b if outcome == "b" else None
+    return TeamMatch(st, rnd, a, b, pa, pb, 576, 289, 72, 72, None, outcome, winner)  # type: ignore[arg-type]
+
+
+def test_median_buchholz_drops_one_highest_and_one_lowest() -> None:
+    """TEAM-TB-1: sum of opponents' scores without the highest and the lowest."""
+    assert median_buchholz([4, 2, 6, 0]) == 6   # 2 + 4
+    assert median_buchholz([2, 2, 2]) == 2
+    assert median_buchholz([5, 1]) == 0         # nothing left after both cuts
+    assert median_buchholz([]) == 0
+
+
+def test_match_points_then_points_difference_then_points_scored(tmp_path: Path) -> None:
+    """TEAM-SCORE-5 2/1/0 then TEAM-TB-1. One round: A beats B 300-276, C beats D 320-256 (PD +64 > +24);
+    E draws F 288-288 (1 point each)."""
+    st = stage(tmp_path)
+    rows = standings_after(st, ("A", "B", "C", "D", "E", "F"),
+                           [m(1, "A", "B", 300, 276), m(1, "C", "D", 320, 256), m(1, "E", "F", 288, 288)], 1)
+    got = [(r.rank, r.entrant, r.match_points, r.points_difference) for r in rows]
+    assert got == [(1, "C", 2, 64), (2, "A", 2, 24), (3, "E", 1, 0), (3, "F", 1, 0), (5, "B", 0, -24), (6, "D", 0, -64)]
+
+
+def test_points_scored_breaks_equal_difference(tmp_path: Path) -> None:
+    """TEAM-TB-1: equal match points and difference → more points scored ranks higher.
+    Winners A (300) and C (310) both +24: C first. Losers B (276) and D (286) both -24: D first."""
+    st = stage(tmp_path)
+    rows = standings_after(st, ("A", "B", "C", "D"), [m(1, "A", "B", 300, 276), m(1, "C", "D", 310, 286)], 1)
+    assert [r.entrant for r in rows] == ["C", "A", "D", "B"]
+
+
+def test_median_buchholz_uses_opponents_match_points_after_the_round(tmp_path: Path) -> None:
+    """TEAM-TB-1 resolution: Median-Buchholz over opponents' match points. Three rounds, six teams:
+    A beats B, C, D; opponents' MP after round 3: B 4, C 2, D 0 → MB(A) = 2 (drop 4 and 0)."""
+    st = stage(tmp_path)
+    matches = [
+        m(1, "A", "B", 300, 276), m(1, "C", "D", 300, 276), m(1, "E", "F", 300, 276),
+        m(2, "A", "C", 300, 276), m(2, "B", "E", 300, 276), m(2, "D", "F", 300, 276),
+        m(3, "A", "D", 300, 276), m(3, "B", "F", 300, 276), m(3, "C", "E", 300, 276),
+    ]
+    rows = {r.entrant: r for r in standings_after(st, tuple("ABCDEF"), matches, 3)}
+    mp = {e: r.match_points for e, r in rows.items()}
+    assert mp == {"A": 6, "B": 4, "C": 4, "D": 2, "E": 2, "F": 0}
+    assert rows["A"].median_buchholz == 4     # opponents B 4, C 4, D 2 → drop 4 and 2 → 4
+    assert rows["B"].median_buchholz == 2     # opponents A 6, E 2, F 0 → 2
+    assert rows["F"].median_buchholz == 2     # opponents E 2, D 2, B 4 → 2
+
+
+def test_pending_matches_do_not_count_and_every_round_has_a_table(tmp_path: Path) -> None:
+    st = stage(tmp_path)
+    matches = [m(1, "A", "B", 300, 276), m(2, "A", "B", 10, 0, outcome="pending")]
+    rows = stage_standings(st, ("A", "B"), matches)
+    assert {(r.after_round, r.entrant): (r.matches_played, r.match_points) for r in rows} == {
+        (1, "A"): (1, 2), (1, "B"): (1, 0), (2, "A"): (1, 2), (2, "B"): (1, 0)}
+
+
+def test_game_points_primary_for_acwc(tmp_path: Path) -> None:
+    """ACWC-Q-2/Q-3: the score is game points; x wins 5.5-4.5 but y scored 9.5 against z."""
+    st = stage(tmp_path, "acwc-2021", "qualification")
+    matches = [dataclasses.replace(m(1, "x", "w", 5.5, 4.5, st="qualification"), max_points=10, winning_points=5.5),
+               dataclasses.replace(m(1, "y", "z", 9.5, 0.5, st="qualification"), max_points=10, winning_points=5.5)]
+    rows = standings_after(st, ("w", "x", "y", "z"), matches, 1)
+    assert [(r.entrant, r.points_scored) for r in rows] == [("y", 9.5), ("x", 5.5), ("w", 4.5), ("z", 0.5)]
