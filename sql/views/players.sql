@@ -2,13 +2,11 @@
 -- player's last fetched Lichess profile. Profile columns are NULL until the first ingest.
 CREATE OR REPLACE VIEW players AS
 SELECT
-    m.player_id                     AS user_id,
+    m.player_id                         AS user_id,
     coalesce(u.username, m.player_name) AS username,
-    m.entrant                       AS team,
+    m.entrant                           AS team,
     m.board,
-    nullif(m.title, '')             AS title,
-    m.is_captain,
-    m.seed_rating,
+    nullif(m.title, '')                 AS title,
     u.created_at,
     u.is_bot,
     u.is_closed,
@@ -17,7 +15,9 @@ SELECT
     u.antichess_rating,
     u.antichess_rd,
     u.is_provisional,
-    u.title                         AS lichess_title,
+    m.is_captain,
+    m.seed_rating,
+    u.title                             AS lichess_title,
     u.fetched_at
 FROM td_members m
 LEFT JOIN lichess_users u ON u.user_id = m.player_id;
