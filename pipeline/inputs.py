@@ -19,7 +19,8 @@ from pathlib import Path
 from pipeline.config import Config
 from pipeline.errors import InputError
 
-USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")
+# lila's username rule: 2-30 characters, letters, digits, _ or -, starting and ending with a letter or digit
+USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,28}[A-Za-z0-9]$")
 TITLES = ("", "AGM", "ASGM")
 
 
@@ -101,7 +102,8 @@ def _rows(path: Path, required: tuple[str, ...], optional: tuple[str, ...]) -> I
 
 def _username(path: Path, line: int, value: str, column: str) -> str:
     if not USERNAME.match(value):
-        raise InputError(path, f"line {line}", f"{column} {value!r}: expected a Lichess username (letters, digits, _ or -)")
+        raise InputError(path, f"line {line}", f"{column} {value!r}: expected a Lichess username "
+                                               "(2-30 letters, digits, _ or -, starting and ending with a letter or digit)")
     return value
 
 
@@ -110,10 +112,16 @@ def read_teams(path: Path, boards: int) -> Roster:
     members: list[Member] = []
     where: dict[str, tuple[int, str]] = {}
     seats: dict[tuple[str, int], int] = {}
+    spelling: dict[str, tuple[str, int]] = {}  # lower-cased team name → (as first written, its first line)
+    captains: dict[str, tuple[str, int]] = {}
     for line, row in _rows(path, ("team", "player", "board"), ("title", "captain")):
         team = row["team"]
         if not team:
             raise InputError(path, f"line {line}", "empty team: expected a team name")
+        first = spelling.setdefault(team.lower(), (team, line))
+        if first[0] != team:
+            raise InputError(path, f"line {line}", f"team {team!r} is written {first[0]!r} on line {first[1]}: "
+                                                   "expected one spelling per team (names are case-insensitive)")
         name = _username(path, line, row["player"], "player")
         pid = name.lower()
         try:
@@ -136,14 +144,19 @@ def read_teams(path: Path, boards: int) -> Roster:
             )
         if (team, board) in seats:
             raise InputError(path, f"line {line}", f"team {team!r} board {board} is already taken on line {seats[team, board]}: expected one player per board")
+        if captain == "yes":
+            if team in captains:
+                other, other_line = captains[team]
+                raise InputError(path, f"line {line}", f"{name!r} is a second captain of team {team!r} ({other!r} on line {other_line}): "
+                                                       "expected one captain per team (TEAM-COMP-8)")
+            captains[team] = (name, line)
         where[pid] = (line, team)
         seats[team, board] = line
         members.append(Member(team, pid, name, board, title, captain == "yes"))
-    teams = dict.fromkeys(m.entrant for m in members)
-    for team in teams:
+    for team, first_line in spelling.values():
         for b in range(1, boards + 1):
             if (team, b) not in seats:
-                raise InputError(path, "", f"team {team!r} has no player on board {b}: expected boards 1-{boards}")
+                raise InputError(path, f"line {first_line}", f"team {team!r} has no player on board {b}: expected boards 1-{boards}")
     if not members:
         raise InputError(path, "line 2", "no teams: expected at least one row")
     return Roster(tuple(members))

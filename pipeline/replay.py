@@ -121,7 +121,7 @@ class ReplayServer(ThreadingHTTPServer):
     def __init__(self, dataset: Dataset, port: int = 0, now: dt.datetime | None = None) -> None:
         self.dataset = dataset
         self.now_ms = _ms(now) if now else None
-        self.now_day = now.date() if now else None
+        self.now_day = now.astimezone(dt.UTC).date() if now else None
         self.requests_served = 0
         super().__init__((HOST, port), _Handler)
 
@@ -193,7 +193,9 @@ class _Handler(BaseHTTPRequestHandler):
             user = self.server.user(seg[2])
             if user is None:
                 return self._not_found()
-            return self._send_json(HTTPStatus.OK, {**_public(user), "url": f"https://lichess.org/@/{user.get('username', user['id'])}"})
+            if user.get("disabled"):
+                return self._send_json(HTTPStatus.OK, _public(user))
+            return self._send_json(HTTPStatus.OK, {**user, "url": f"https://lichess.org/@/{user.get('username', user['id'])}"})
         if len(seg) == 4 and seg[:2] == ["api", "user"] and seg[3] == "rating-history":
             user = self.server.user(seg[2])
             if user is None or user.get("disabled"):
@@ -236,10 +238,11 @@ class _Handler(BaseHTTPRequestHandler):
             return (q[key] in TRUEISH) if key in q else default
 
         games = [g for g in self.server.games_of(uid) if g.get("status") not in UNFINISHED]
+        # like a Mongo range query, a game without createdAt matches no since/until bound
         if since is not None:
-            games = [g for g in games if g["createdAt"] >= since]
+            games = [g for g in games if isinstance(g.get("createdAt"), int) and g["createdAt"] >= since]
         if until is not None:
-            games = [g for g in games if g["createdAt"] < until]
+            games = [g for g in games if isinstance(g.get("createdAt"), int) and g["createdAt"] < until]
         if vs is not None:
             games = [g for g in games if vs in _player_ids(g)]
         if "rated" in q:
