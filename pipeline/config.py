@@ -83,8 +83,13 @@ class LichessSource:
     base_url: str
     token_env: str
     timeout_s: float
-    history_since: dt.datetime
+    history_since: dt.datetime        # the backfill horizon: no game created earlier is ever fetched
     replay_data: Path | None
+    replay_games_per_s: float         # the in-process replay server's throttle (0 = off)
+    concurrency: int                  # concurrent game downloads: 1 (Lichess asks one at a time) or 2 (its limit)
+    rate_limit_wait_s: float          # after HTTP 429 (Lichess: wait a minute)
+    backoff_s: float                  # first retry delay after a 5xx or a connection error, doubling
+    max_retries: int
 
 
 @dataclass(frozen=True)
@@ -298,12 +303,17 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
     t.done()
 
     li = top.table("lichess", {})
-    lichess = LichessSource(
+    lichess_raw = dict(
         base_url=li.str_("base_url", "https://lichess.org").rstrip("/"),
         token_env=li.str_("token_env", "LICHESS_TOKEN"),
-        timeout_s=li.num("timeout_s", 30.0, minimum=1),
-        history_since=li.instant("history_since", "2018-09-01T00:00:00Z"),
+        timeout_s=li.num("timeout_s", 30.0, minimum=0.1),
+        history_since=li.instant("history_since", None),
         replay_data=li.path("replay_data", base, None),
+        replay_games_per_s=li.num("replay_games_per_s", 30.0),
+        concurrency=li.int_("concurrency", 1, minimum=1, maximum=2),
+        rate_limit_wait_s=li.num("rate_limit_wait_s", 60.0),
+        backoff_s=li.num("backoff_s", 2.0),
+        max_retries=li.int_("max_retries", 5, maximum=20),
     )
     li.done()
 
@@ -349,6 +359,9 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
     )
     c.done()
     top.done()
+    if lichess_raw["history_since"] is None:
+        lichess_raw["history_since"] = default_history_since(registration_at, rating_cap)
+    lichess = LichessSource(**lichess_raw)  # type: ignore[arg-type]
     return Config(
         path=file,
         preset=preset,
@@ -363,6 +376,17 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         eligibility=eligibility,
         rating_cap=rating_cap,
     )
+
+
+def default_history_since(registration_at: dt.datetime | None, cap: RatingCap) -> dt.datetime:
+    """The backfill horizon when the config gives none: far enough back for every audit —
+    TEAM-ELIG-4 looks 24 months before registration, TEAM-CAP-2 counts ratings since cap_since."""
+    cap_since = dt.datetime(cap.cap_since.year, cap.cap_since.month, cap.cap_since.day, tzinfo=dt.UTC)
+    if registration_at is None:
+        return cap_since
+    two_years = registration_at.replace(year=registration_at.year - 2) if not (
+        registration_at.month == 2 and registration_at.day == 29) else registration_at.replace(year=registration_at.year - 2, day=28)
+    return min(two_years, cap_since)
 
 
 def _build_stage(s: _Table, name: str) -> Stage:

@@ -366,7 +366,7 @@ registration_at = "2026-08-25T00:00:00Z"
 
 [lichess]
 replay_data = "lichess"
-history_since = "2026-08-01T00:00:00Z"
+replay_games_per_s = 0          # serve the demo unthrottled (lichess.org sends ~30 games/s to a token holder)
 
 [paths]
 teams = "teams.csv"

@@ -12,19 +12,27 @@ Facts it relies on (reference/lichess-api.md):
 * ``POST /api/users`` keeps the first 300 ids only: we send chunks of 300.
 * the games export's ``perfType``/``rated`` filters go through a search index with duplicates
   and gaps: we never send them, and filter ``variant == "antichess"`` ourselves.
+* berserk has no retries, backoff or 429 handling: the session below adds them (one lane,
+  at least 60 s after a 429), and counts what the run cost.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import berserk
+import berserk.formats
 import requests
 
 from pipeline.errors import LichessError
+
+log = logging.getLogger(__name__)
 
 USERS_PER_REQUEST = 300
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -35,23 +43,122 @@ GAME_STATUSES = frozenset({
 Winner = Literal["white", "black"]
 
 
-class _Session(requests.Session):
-    """requests.Session with a default timeout and (optionally) a bearer token; gzip stays on."""
+@dataclass
+class FetchStats:
+    """What a run cost Lichess: requests sent, retries, seconds waited after HTTP 429."""
 
-    def __init__(self, token: str | None, timeout_s: float) -> None:
+    requests: int = 0
+    retries: int = 0
+    rate_limited: int = 0
+    waited_429_s: float = 0.0
+    server_errors: int = 0
+    connection_errors: int = 0
+    streams_resumed: int = 0
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How the one lane to Lichess behaves when Lichess pushes back (reference/lichess-api.md §1.10).
+
+    HTTP 429 → wait at least ``rate_limit_wait_s`` (60 s, as Lichess asks; Retry-After if longer),
+    doubling on each further 429; 5xx and connection errors/timeouts → ``max_retries`` retries with
+    ``backoff_s`` doubling. Tests shrink the waits; production keeps the defaults.
+    """
+
+    rate_limit_wait_s: float = 60.0
+    backoff_s: float = 2.0
+    max_retries: int = 5
+    max_wait_s: float = 600.0
+
+
+class _Session(requests.Session):
+    """requests.Session with a timeout on every request, bounded retries, and a bearer token.
+
+    gzip stays on (berserk's TokenSession would turn it off). The token only ever goes into
+    the Authorization header; nothing here logs headers or URLs with it.
+    """
+
+    def __init__(self, token: str | None, timeout_s: float, policy: RetryPolicy, stats: FetchStats,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         super().__init__()
         self.timeout_s = timeout_s
+        self.policy = policy
+        self.stats = stats
+        self.sleep = sleep
         self.headers["User-Agent"] = "antichess-td (tournament directors' pipeline)"
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
 
     def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
         kwargs.setdefault("timeout", self.timeout_s)
-        return super().request(method, url, *args, **kwargs)
+        attempt = 0
+        wait_429 = self.policy.rate_limit_wait_s
+        while True:
+            self.stats.requests += 1
+            try:
+                response = super().request(method, url, *args, **kwargs)
+            except (requests.ConnectionError, requests.Timeout):
+                self.stats.connection_errors += 1
+                if attempt >= self.policy.max_retries:
+                    raise
+                delay = self._backoff(attempt)
+            else:
+                if response.status_code == 429:
+                    self.stats.rate_limited += 1
+                    if attempt >= self.policy.max_retries:
+                        return response
+                    delay = max(wait_429, _retry_after(response))
+                    wait_429 = min(wait_429 * 2, self.policy.max_wait_s)
+                    self.stats.waited_429_s += delay
+                elif response.status_code >= 500:
+                    self.stats.server_errors += 1
+                    if attempt >= self.policy.max_retries:
+                        return response
+                    delay = self._backoff(attempt)
+                else:
+                    return response
+                response.close()
+            attempt += 1
+            self.stats.retries += 1
+            log.info("retrying %s %s in %.1f s (attempt %d)", method, urlsplit(url).path, delay, attempt + 1)
+            self.sleep(delay)
+
+    def _backoff(self, attempt: int) -> float:
+        return min(self.policy.backoff_s * 2**attempt, self.policy.max_wait_s)
 
 
-def make_client(base_url: str, token: str | None, timeout_s: float) -> berserk.Client:
-    return berserk.Client(session=_Session(token, timeout_s), base_url=base_url.rstrip("/"))
+def _retry_after(response: requests.Response) -> float:
+    try:
+        return float(response.headers.get("Retry-After", 0))
+    except ValueError:
+        return 0.0
+
+
+class _RawNdjson(berserk.formats.FormatHandler[str]):
+    """NDJSON as raw lines: each record is kept exactly as it arrived (raw first), and one
+    malformed line becomes a rejected record instead of killing the stream. Blank keep-alive
+    lines are skipped."""
+
+    def __init__(self) -> None:
+        super().__init__(mime_type="application/x-ndjson")
+
+    def parse_stream(self, response: requests.Response) -> Iterator[str]:
+        for line in response.iter_lines(chunk_size=65536):
+            if line.strip():
+                yield line.decode("utf-8", errors="replace")
+
+
+RAW_NDJSON = _RawNdjson()
+
+
+def make_client(base_url: str, token: str | None, timeout_s: float, policy: RetryPolicy | None = None,
+                stats: FetchStats | None = None, sleep: Callable[[float], None] = time.sleep) -> berserk.Client:
+    session = _Session(token, timeout_s, policy or RetryPolicy(), stats if stats is not None else FetchStats(), sleep)
+    return berserk.Client(session=session, base_url=base_url.rstrip("/"))
+
+
+def stats_of(client: berserk.Client) -> FetchStats:
+    return client.games._r.session.stats  # type: ignore[no-any-return]
 
 
 def to_ms(t: dt.datetime) -> int:
@@ -68,6 +175,9 @@ def wire_form(obj: dict[str, Any]) -> dict[str, Any]:
     return {k: (to_ms(v) if isinstance(v, dt.datetime) else v) for k, v in obj.items()}
 
 
+STREAM_ERRORS = (requests.exceptions.ChunkedEncodingError, requests.ConnectionError, requests.Timeout)
+
+
 def _wrap(what: str, e: Exception) -> LichessError:
     if isinstance(e, berserk.exceptions.ResponseError):
         return LichessError(f"{what}: HTTP {e.status_code}")
@@ -78,7 +188,7 @@ def _wrap(what: str, e: Exception) -> LichessError:
 
 
 def fetch_users(client: berserk.Client, user_ids: Iterable[str]) -> list[dict[str, Any]]:
-    """Profiles of the given ids through POST /api/users, in chunks of 300."""
+    """Profiles of the given ids through POST /api/users, in chunks of 300 (Lichess drops the rest)."""
     ids = list(dict.fromkeys(u.lower() for u in user_ids))
     out: list[dict[str, Any]] = []
     for i in range(0, len(ids), USERS_PER_REQUEST):
@@ -99,19 +209,17 @@ def fetch_rating_history(client: berserk.Client, user_id: str) -> list[dict[str,
     return [{"name": p["name"], "points": [list(pt) for pt in p.get("points", [])]} for p in perfs]
 
 
-def fetch_games(client: berserk.Client, user_id: str, since: dt.datetime | None = None,
-                until: dt.datetime | None = None) -> Iterator[dict[str, Any]]:
-    """A player's finished games (all variants), oldest first, with PGN; lazily streamed."""
+def open_game_stream(client: berserk.Client, user_id: str, since_ms: int | None, vs: str | None = None) -> Iterator[str]:
+    """A player's games (all variants, finished and ongoing) from ``since_ms`` on, oldest first,
+    with PGN, as raw NDJSON lines. No perfType/rated filters: they go through Lichess's search
+    index, which duplicates and drops games (lichess-org/api#366); we filter ourselves.
+
+    Errors at request time raise LichessError; a cut mid-stream raises one of STREAM_ERRORS from
+    the iterator, and the caller resumes from its cursor."""
+    params: dict[str, Any] = {"since": since_ms, "vs": vs, "moves": True, "pgnInJson": True, "sort": "dateAsc",
+                              "ongoing": True}
     try:
-        for g in client.games.export_by_player(
-            user_id,
-            since=to_ms(since) if since else None,
-            until=to_ms(until) if until else None,
-            moves=True,
-            pgn_in_json=True,
-            sort="dateAsc",
-        ):
-            yield wire_form(g)
+        return iter(client.games._r.get(f"/api/games/user/{user_id}", params=params, fmt=RAW_NDJSON, stream=True))
     except (berserk.exceptions.BerserkError, requests.RequestException) as e:
         raise _wrap(f"games of {user_id!r}", e) from e
 

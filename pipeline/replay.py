@@ -25,11 +25,14 @@ a URL to a file: everything is loaded from the data folder at start.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import datetime as dt
 import json
 import logging
+import random
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -44,7 +47,9 @@ log = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
 USERS_BY_ID_LIMIT = 300
-UNFINISHED = frozenset({"created", "started", "aborted"})
+ONGOING = frozenset({"created", "started"})          # exported only with ongoing=true
+NEVER_EXPORTED = frozenset({"aborted"})             # status < 30 and not ongoing: never exported
+UNFINISHED = ONGOING | NEVER_EXPORTED
 TRUEISH = frozenset({"1", "true", "True", "on", "yes"})
 
 
@@ -114,20 +119,71 @@ def _ms(t: dt.datetime) -> int:
     return (t - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)) // dt.timedelta(milliseconds=1)
 
 
+@dataclass(frozen=True)
+class Faults:
+    """Failures the real API produces, injected on purpose (tests, benchmarks). All off by default.
+
+    ``every_*`` hits every Nth request (deterministic); ``rate_*`` a share of requests drawn from
+    a generator seeded with ``seed`` (reproducible). Cuts and stalls hit game streams only, at a
+    random byte / game of the body."""
+
+    every_429: int = 0
+    rate_429: float = 0.0
+    retry_after_s: int = 60
+    every_5xx: int = 0
+    rate_5xx: float = 0.0
+    rate_cut: float = 0.0
+    rate_stall: float = 0.0
+    stall_s: float = 5.0
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    games_per_s: float = 30.0      # per stream, as lichess.org serves a token holder; 0 = unthrottled
+    max_downloads: int = 2         # concurrent game streams per client (lila: 2 per IP); more → 429
+    keepalive_every: int = 100     # a blank keep-alive line after every N games
+    history_needs_token: bool = True  # lichess.org answers [] to rating-history requests without a token
+    faults: Faults = field(default_factory=Faults)
+
+
 class ReplayServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, dataset: Dataset, port: int = 0, now: dt.datetime | None = None) -> None:
+    def __init__(self, dataset: Dataset, port: int = 0, now: dt.datetime | None = None,
+                 options: ReplayOptions | None = None) -> None:
         self.dataset = dataset
+        self.options = options or ReplayOptions()
         self.now_ms = _ms(now) if now else None
         self.now_day = now.astimezone(dt.UTC).date() if now else None
+        self.lock = threading.Lock()
         self.requests_served = 0
+        self.requests_by_kind: dict[str, int] = {}
+        self.games_sent = 0
+        self.faults_injected: dict[str, int] = {}
+        self.active_downloads = 0
+        self.rng = random.Random(self.options.faults.seed)
+        self._rated_ends = _rated_antichess_ends(dataset)
         super().__init__((HOST, port), _Handler)
 
     @property
     def base_url(self) -> str:
         return f"http://{HOST}:{self.server_address[1]}"
+
+    def count(self, kind: str) -> int:
+        with self.lock:
+            self.requests_served += 1
+            self.requests_by_kind[kind] = self.requests_by_kind.get(kind, 0) + 1
+            return self.requests_served
+
+    def injected(self, kind: str) -> None:
+        with self.lock:
+            self.faults_injected[kind] = self.faults_injected.get(kind, 0) + 1
+
+    def draw(self, rate: float) -> bool:
+        with self.lock:
+            return rate > 0 and self.rng.random() < rate
 
     # -- the world as of `now`
     def user(self, name: str) -> dict[str, Any] | None:
@@ -136,13 +192,41 @@ class ReplayServer(ThreadingHTTPServer):
             return None
         if self.now_ms is not None and u.get("createdAt", 0) > self.now_ms:
             return None
-        return u
+        if self.now_ms is None or u.get("disabled"):
+            return u
+        return self._profile_as_of(u)
+
+    def _profile_as_of(self, u: dict[str, Any]) -> dict[str, Any]:
+        """The antichess perf as it stood at `now`: later rated games not yet counted, the rating
+        after the last rated game finished by then."""
+        perf = (u.get("perfs") or {}).get("antichess")
+        ends = self._rated_ends.get(u["id"].lower(), [])
+        if perf is None or not ends:
+            return u
+        later = len(ends) - bisect.bisect_right(ends, (self.now_ms, float("inf")))
+        if later == 0:
+            return u
+        done = len(ends) - later
+        rating = ends[done - 1][1] if done else ends[0][2]
+        games = perf.get("games", 0) - later
+        perfs = dict(u["perfs"])
+        if games <= 0:
+            perfs.pop("antichess")
+        else:
+            perfs["antichess"] = {**perf, "games": games, "rating": rating}
+        return {**u, "perfs": perfs}
 
     def games_of(self, uid: str) -> list[dict[str, Any]]:
+        """The player's games that exist at `now` (created by then), sorted by createdAt."""
         games = self.dataset.games_by_user.get(uid, [])
         if self.now_ms is None:
             return games
-        return [g for g in games if g.get("lastMoveAt", g.get("createdAt", 0)) <= self.now_ms]
+        return [g for g in games if g.get("createdAt", 0) <= self.now_ms]
+
+    def is_ongoing(self, g: dict[str, Any]) -> bool:
+        if g.get("status") in ONGOING:
+            return True
+        return self.now_ms is not None and g.get("lastMoveAt", 0) > self.now_ms
 
     def history_of(self, uid: str) -> list[Any]:
         hist = self.dataset.histories.get(uid, [])
@@ -153,6 +237,23 @@ class ReplayServer(ThreadingHTTPServer):
             pts = [p for p in perf.get("points", []) if dt.date(p[0], p[1] + 1, p[2]) <= self.now_day]
             out.append({**perf, "points": pts})
         return out
+
+
+def _rated_antichess_ends(ds: Dataset) -> dict[str, list[tuple[int, float, float]]]:
+    """Per player: (lastMoveAt, rating after, rating before) of each rated antichess game, by end time."""
+    out: dict[str, list[tuple[int, float, float]]] = {}
+    for g in ds.games:
+        if not (g.get("rated") and g.get("variant") == "antichess") or g.get("status") in UNFINISHED:
+            continue
+        for color in ("white", "black"):
+            p = (g.get("players") or {}).get(color) or {}
+            uid = (p.get("user") or {}).get("id")
+            if uid and isinstance(p.get("rating"), int):
+                after = p["rating"] + p.get("ratingDiff", 0)
+                out.setdefault(uid.lower(), []).append((g.get("lastMoveAt", 0), after, p["rating"]))
+    for ends in out.values():
+        ends.sort()
+    return out
 
 
 def _public(user: dict[str, Any]) -> dict[str, Any]:
@@ -169,11 +270,13 @@ class _Handler(BaseHTTPRequestHandler):
         log.debug("replay %s", format % args)
 
     # -- plumbing
-    def _send_json(self, status: int, body: Any) -> None:
+    def _send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
 
@@ -186,9 +289,25 @@ class _Handler(BaseHTTPRequestHandler):
         query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
         return segments, query
 
+    def _injected_failure(self, n: int) -> bool:
+        """429 / 5xx faults, before any work (as lila's rate limiter and a failing node would)."""
+        f = self.server.options.faults
+        if (f.every_429 and n % f.every_429 == 0) or self.server.draw(f.rate_429):
+            self.server.injected("429")
+            self._send_json(HTTPStatus.TOO_MANY_REQUESTS, {"error": "Too many requests. Try again later."},
+                            {"Retry-After": str(f.retry_after_s)})
+            return True
+        if (f.every_5xx and n % f.every_5xx == 0) or self.server.draw(f.rate_5xx):
+            self.server.injected("5xx")
+            self._send_json(HTTPStatus.BAD_GATEWAY, {"error": "Bad gateway"})
+            return True
+        return False
+
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
-        self.server.requests_served += 1
         seg, q = self._parts()
+        kind = "games" if seg[:3] == ["api", "games", "user"] else "rating_history" if seg[-1:] == ["rating-history"] else "user"
+        if self._injected_failure(self.server.count(kind)):
+            return
         if len(seg) == 3 and seg[:2] == ["api", "user"]:
             user = self.server.user(seg[2])
             if user is None:
@@ -200,16 +319,32 @@ class _Handler(BaseHTTPRequestHandler):
             user = self.server.user(seg[2])
             if user is None or user.get("disabled"):
                 return self._not_found("No such player, or account closed")
+            if self.server.options.history_needs_token and not self.headers.get("Authorization"):
+                # since 2026-08 Lichess builds histories on demand for OAuth requests only (reference §1.3)
+                return self._send_json(HTTPStatus.OK, [])
             return self._send_json(HTTPStatus.OK, self.server.history_of(user["id"].lower()))
         if len(seg) == 4 and seg[:3] == ["api", "games", "user"]:
-            return self._export_games(seg[3], q)
+            with self.server.lock:
+                busy = self.server.active_downloads >= self.server.options.max_downloads
+                if not busy:
+                    self.server.active_downloads += 1
+            if busy:  # lila: at most 2 concurrent downloads per IP
+                self.server.injected("429_concurrency")
+                return self._send_json(HTTPStatus.TOO_MANY_REQUESTS, {"error": "Too many concurrent downloads"},
+                                       {"Retry-After": "60"})
+            try:
+                return self._export_games(seg[3], q)
+            finally:
+                with self.server.lock:
+                    self.server.active_downloads -= 1
         return self._not_found()
 
     def do_POST(self) -> None:  # noqa: N802
-        self.server.requests_served += 1
         seg, _ = self._parts()
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
+        if self._injected_failure(self.server.count("users")):
+            return
         if seg == ["api", "users"]:
             ids = [i.strip() for i in body.split(",") if i.strip()][:USERS_BY_ID_LIMIT]
             found = [self.server.user(i) for i in ids]
@@ -237,7 +372,10 @@ class _Handler(BaseHTTPRequestHandler):
         def flag(key: str, default: bool) -> bool:
             return (q[key] in TRUEISH) if key in q else default
 
-        games = [g for g in self.server.games_of(uid) if g.get("status") not in UNFINISHED]
+        server = self.server
+        games = [g for g in server.games_of(uid) if g.get("status") not in NEVER_EXPORTED]
+        ongoing, finished = flag("ongoing", False), flag("finished", True)
+        games = [g for g in games if (ongoing if server.is_ongoing(g) else finished)]
         # like a Mongo range query, a game without createdAt matches no since/until bound
         if since is not None:
             games = [g for g in games if isinstance(g.get("createdAt"), int) and g["createdAt"] >= since]
@@ -258,15 +396,61 @@ class _Handler(BaseHTTPRequestHandler):
             games = games[:limit]
         drop = {k for k, default in (("pgn", False), ("moves", True), ("clocks", False), ("opening", False))
                 if not flag("pgnInJson" if k == "pgn" else k, default)}
+        lines = []
+        for g in games:
+            out = {k: v for k, v in g.items() if k not in drop}
+            if server.is_ongoing(g) and g.get("status") not in ONGOING:  # finished later than `now`
+                out["status"] = "started"
+                for k in ("winner", "lastMoveAt"):
+                    out.pop(k, None)
+                for color in ("white", "black"):
+                    if isinstance(out.get("players", {}).get(color), dict):
+                        out["players"] = {**out["players"], color: {k: v for k, v in out["players"][color].items() if k != "ratingDiff"}}
+            lines.append((json.dumps(out) + "\n").encode())
+        self._stream(lines)
 
+    def _stream(self, lines: list[bytes]) -> None:
+        """Chunked NDJSON, throttled per stream, with keep-alive blank lines and injected cuts/stalls."""
+        opts = self.server.options
+        f = opts.faults
+        cut_at = stall_at = None
+        total = sum(len(x) for x in lines)
+        if total > 1 and self.server.draw(f.rate_cut):
+            cut_at = self.server.rng.randrange(1, total)
+        if lines and self.server.draw(f.rate_stall):
+            stall_at = self.server.rng.randrange(0, len(lines))
         self.send_response(HTTPStatus.OK)
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for g in games:
-            line = (json.dumps({k: v for k, v in g.items() if k not in drop}) + "\n").encode()
-            self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
-        self.wfile.write(b"0\r\n\r\n")
+        started = time.monotonic()
+        sent = 0
+        try:
+            for i, line in enumerate(lines):
+                if opts.games_per_s > 0:
+                    delay = started + i / opts.games_per_s - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+                if stall_at == i:
+                    self.server.injected("stall")
+                    self.wfile.flush()
+                    time.sleep(f.stall_s)
+                if cut_at is not None and sent + len(line) > cut_at:
+                    part = line[: cut_at - sent]
+                    self.wfile.write(f"{len(line):x}\r\n".encode() + part)  # the chunk says more than comes
+                    self.wfile.flush()
+                    self.server.injected("cut")
+                    self.close_connection = True
+                    return
+                if opts.keepalive_every and i and i % opts.keepalive_every == 0:
+                    line = b"\n" + line
+                self.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+                sent += len(line)
+                with self.server.lock:
+                    self.server.games_sent += 1
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (e.g. after a stall)
+            self.close_connection = True
 
 
 def _player_ids(g: dict[str, Any]) -> set[str]:
@@ -279,10 +463,11 @@ def _player_ids(g: dict[str, Any]) -> set[str]:
 
 
 @contextlib.contextmanager
-def running(data: Path | str | Dataset, port: int = 0, now: dt.datetime | None = None) -> Iterator[ReplayServer]:
+def running(data: Path | str | Dataset, port: int = 0, now: dt.datetime | None = None,
+            options: ReplayOptions | None = None) -> Iterator[ReplayServer]:
     """Serve a dataset in a background thread for the duration of the block."""
     dataset = data if isinstance(data, Dataset) else Dataset.load(data)
-    server = ReplayServer(dataset, port=port, now=now)
+    server = ReplayServer(dataset, port=port, now=now, options=options)
     thread = threading.Thread(target=server.serve_forever, name="replay-server", daemon=True)
     thread.start()
     try:

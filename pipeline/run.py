@@ -11,7 +11,8 @@ import contextlib
 import datetime as dt
 import logging
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,11 +38,14 @@ def read_inputs(config: Config) -> Inputs:
 
 @contextlib.contextmanager
 def lichess_base_url(config: Config, now: dt.datetime | None = None) -> Iterator[str]:
-    """The configured Lichess server, or a replay server started in-process for ``replay_data``."""
+    """The configured Lichess server, or a replay server started in-process for ``replay_data``
+    (local recorded data: it serves rating histories without a token)."""
     if config.lichess.replay_data is None:
         yield config.lichess.base_url
         return
-    with replay.running(config.lichess.replay_data, now=now) as server:
+    with replay.running(config.lichess.replay_data, now=now,
+                        options=replay.ReplayOptions(games_per_s=config.lichess.replay_games_per_s,
+                                                     history_needs_token=False)) as server:
         log.info("replay server for %s on %s", config.lichess.replay_data, server.base_url)
         yield server.base_url
 
@@ -51,14 +55,32 @@ def token_from_env(config: Config) -> str | None:
     return os.environ.get(config.lichess.token_env) or None
 
 
-def ingest_stage(config: Config, inputs: Inputs, base_url: str, now: dt.datetime) -> ingest.IngestReport:
+def watched_boards(config: Config, inputs: Inputs) -> list[ingest.WatchedBoard]:
+    """Every board of every pairing with its window widened by the stage's margin: casual games
+    between its players are looked for while the window is open (ingest's vs requests)."""
+    out = []
+    for stage in config.stages:
+        pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
+        margin = dt.timedelta(days=stage.window_margin_days)
+        for bp in linking.board_pairings(pairings, inputs.roster, config.boards):
+            out.append(ingest.WatchedBoard(bp.player_a, bp.player_b, bp.window_start - margin, bp.window_end + margin))
+    return out
+
+
+def ingest_stage(config: Config, inputs: Inputs, base_url: str, now: dt.datetime,
+                 progress: Callable[[ingest.PlayerReport], None] | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> ingest.IngestReport:
     token = token_from_env(config)
     if token is None and config.lichess.replay_data is None:
-        log.warning("no Lichess token in $%s: Lichess may answer rating histories with []", config.lichess.token_env)
-    client = lichess.make_client(base_url, token, config.lichess.timeout_s)
+        log.warning("no Lichess token in $%s: Lichess answers rating-history requests without one with [] "
+                    "(set the variable to a personal token; no scope is needed)", config.lichess.token_env)
+    li = config.lichess
+    policy = lichess.RetryPolicy(rate_limit_wait_s=li.rate_limit_wait_s, backoff_s=li.backoff_s, max_retries=li.max_retries)
+    client = lichess.make_client(base_url, token, li.timeout_s, policy, sleep=sleep)
     con = store.connect(config.paths.database)
     try:
-        return ingest.ingest(con, client, inputs.roster.player_ids(), config.lichess.history_since, now)
+        return ingest.ingest(con, client, inputs.roster.player_ids(), li.history_since, now,
+                             watch=watched_boards(config, inputs), concurrency=li.concurrency, progress=progress)
     finally:
         con.close()
 

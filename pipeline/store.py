@@ -21,7 +21,7 @@ import polars as pl
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 
 WRITABLE = frozenset({
-    "raw_users", "raw_rating_histories", "raw_games", "rejected_records",
+    "raw_users", "raw_rating_histories", "raw_games", "rejected_records", "ingest_cursors",
     "lichess_users", "lichess_rating_points", "lichess_games",
     "td_members", "td_pairings",
     "scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings",

@@ -117,7 +117,10 @@ def test_nightly_flow_rerun_is_idempotent(skeleton: Path, prefect_api_url: str) 
     once = snapshot()
     second = nightly(config_path=str(skeleton))
     assert snapshot() == once
-    assert len(once["lichess_games"]) == 37 and first["ingest"]["games_distinct"] == second["ingest"]["games_distinct"] == 37
+    assert len(once["lichess_games"]) == 37 and first["ingest"]["games_distinct"] == 37
+    # the second night: profiles unchanged and every round window closed before the first night →
+    # one profile request, nothing downloaded again (ingest.py request plan)
+    assert (second["ingest"]["requests"], second["ingest"]["games_fetched"]) == (1, 0)
 
 
 def test_bad_input_exits_2_before_anything_is_written(skeleton: Path) -> None:

@@ -340,6 +340,9 @@ def test_rerun_is_idempotent(con: duckdb.DuckDBPyConnection, server: replay.Repl
     later = NOW + dt.timedelta(days=1)
     second = run(con, server, now=later)
     assert snapshot(con) == snap1
-    assert second.summary() == first.summary()
-    # the rerun did write: every raw row now carries the second run's fetched_at
-    assert rows(con, "SELECT DISTINCT epoch_ms(fetched_at) FROM raw_games") == [(NOW_MS + 86_400_000,)]
+    # nothing changed in the profiles → only the profile request is made (ingest.py request plan)
+    assert first.requests == 1 + 3 + 3
+    assert (second.requests, second.games_fetched, second.streams_unchanged, second.histories_unchanged) == (1, 0, 3, 3)
+    # the profiles were fetched again; no game was downloaded again, so raw_games keeps the first fetch time
+    assert rows(con, "SELECT DISTINCT epoch_ms(fetched_at) FROM raw_users") == [(NOW_MS + 86_400_000,)]
+    assert rows(con, "SELECT DISTINCT epoch_ms(fetched_at) FROM raw_games") == [(NOW_MS,)]

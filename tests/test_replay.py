@@ -124,6 +124,9 @@ def server_now(dataset_dir: Path) -> Iterator[replay.ReplayServer]:
         yield s
 
 
+AUTH = {"Authorization": "Bearer test-token"}
+
+
 def client_for(server: replay.ReplayServer) -> berserk.Client:
     return lichess.make_client(server.base_url, "test-token", 5.0)
 
@@ -228,7 +231,7 @@ def test_users_by_id_keeps_first_300_ids_only(client: berserk.Client) -> None:
 
 def test_rating_history_is_the_file_content(server: replay.ReplayServer, client: berserk.Client) -> None:
     """lichess-api.md §1.3: the per-perf array as recorded, month still 0-based."""
-    r = requests.get(f"{server.base_url}/api/user/ALICE/rating-history", timeout=5)
+    r = requests.get(f"{server.base_url}/api/user/ALICE/rating-history", headers=AUTH, timeout=5)
     assert r.status_code == 200
     assert r.json() == ALICE_HISTORY
     perfs = client.users.get_rating_history("alice")
@@ -365,7 +368,7 @@ def test_now_one_ms_earlier_excludes_the_boundary_game(dataset_dir: Path) -> Non
 def test_now_rating_history_up_to_now_utc_day(server_now: replay.ReplayServer) -> None:
     """replay.py `now` + lichess-api.md §1.3 (points are UTC days, month 0-based): points up to
     NOW's UTC day 2026-03-05 inclusive: 02-28 and 03-05 stay, 03-06 and 03-07 go; every perf kept."""
-    r = requests.get(f"{server_now.base_url}/api/user/alice/rating-history", timeout=5)
+    r = requests.get(f"{server_now.base_url}/api/user/alice/rating-history", headers=AUTH, timeout=5)
     assert r.status_code == 200
     assert r.json() == [
         {"name": "Bullet", "points": [[2026, 1, 1, 1400]]},
@@ -380,7 +383,7 @@ def test_now_rating_history_uses_utc_day_whatever_the_offset(dataset_dir: Path) 
     now_plus5 = NOW.astimezone(dt.timezone(dt.timedelta(hours=5)))
     assert now_plus5 == NOW and now_plus5.date() == dt.date(2026, 3, 6)
     with replay.running(dataset_dir, now=now_plus5) as s:
-        r = requests.get(f"{s.base_url}/api/user/alice/rating-history", timeout=5)
+        r = requests.get(f"{s.base_url}/api/user/alice/rating-history", headers=AUTH, timeout=5)
     antichess = [p for p in r.json() if p["name"] == "Antichess"][0]
     assert antichess["points"] == [[2026, 1, 28, 1500], [2026, 2, 5, 1510]]
 
@@ -401,3 +404,9 @@ def test_now_users_created_after_now_are_404(server_now: replay.ReplayServer) ->
 def test_without_now_later_accounts_exist(client: berserk.Client) -> None:
     """Control for the `now` tests: without `now` the whole recorded world is served."""
     assert client.users.get_public_data("newbie")["id"] == "newbie"
+
+
+def test_rating_history_without_token_is_empty(server: replay.ReplayServer) -> None:
+    """lichess-api.md §1.3 (2026-08): unauthenticated rating-history requests may get [] — always send a token."""
+    r = requests.get(f"{server.base_url}/api/user/alice/rating-history", timeout=5)
+    assert (r.status_code, r.json()) == (200, [])
