@@ -17,11 +17,13 @@ from prefect.cache_policies import NO_CACHE
 
 from pipeline import run
 from pipeline.config import Config, load_config
+from pipeline.console import ingest_progress
 
 
 @task(name="ingest", cache_policy=NO_CACHE)
 def ingest_task(config: Config, inputs: run.Inputs, base_url: str, now: dt.datetime) -> dict[str, Any]:
-    return run.ingest_stage(config, inputs, base_url, now).summary()
+    with ingest_progress(len(inputs.roster.player_ids())) as progress:
+        return run.ingest_stage(config, inputs, base_url, now, progress=progress).summary()
 
 
 @task(name="link-score-rank", cache_policy=NO_CACHE)

@@ -60,12 +60,11 @@ def _say(line: str) -> None:
 
 
 def _summary(result: dict[str, Any]) -> None:
-    ing, sc = result["ingest"], result["score"]
-    _say(f"ingest: {ing['users_loaded']} players, {ing['rating_points_loaded']} rating points, "
-         f"{ing['games_distinct']} distinct games ({ing['games_fetched']} records fetched = {ing['games_loaded']} loaded "
-         f"+ {ing['games_skipped_other_variant']} other-variant skipped + {ing['games_rejected']} rejected)")
-    for w in ing["warnings"]:
-        _say(f"warning: {w}")
+    from pipeline.console import ingest_summary
+
+    sc = result["score"]
+    for line in ingest_summary(result["ingest"], per_player=False):
+        _say(line)
     _say(f"score: {sc['match_games']} match games ({sc['counted_games']} counted), {sc['team_matches']} matches, "
          f"stages {', '.join(sc['stages']) or '-'}")
     for p in result["exports"]:
@@ -93,12 +92,16 @@ def ingest(config: ConfigOpt, now: NowOpt = None) -> None:
     """Fetch profiles, antichess rating histories and games into the database."""
     from pipeline import run
 
+    from pipeline.console import ingest_progress, ingest_summary
+
     cfg = load_config(config)
     inputs = run.read_inputs(cfg)
     at = _now(now)
-    with run.lichess_base_url(cfg, now=at if now else None) as base_url:
-        report = run.ingest_stage(cfg, inputs, base_url, at)
-    _say(str(report.summary()))
+    with run.lichess_base_url(cfg, now=at if now else None) as base_url, \
+            ingest_progress(len(inputs.roster.player_ids())) as progress:
+        report = run.ingest_stage(cfg, inputs, base_url, at, progress=progress)
+    for line in ingest_summary(report.summary(), per_player=True):
+        _say(line)
 
 
 @app.command()
@@ -125,12 +128,26 @@ def replay_server(
     data: Annotated[Path, typer.Option("--data", help="A Lichess dataset folder (users.ndjson, rating-history/, games.ndjson).")],
     port: Annotated[int, typer.Option("--port", help="TCP port on 127.0.0.1 (0 picks a free one).")] = 8080,
     now: NowOpt = None,
+    games_per_s: Annotated[float, typer.Option(help="Games per second per stream, as Lichess serves a token holder; 0 = no throttle.")] = 30.0,
+    max_downloads: Annotated[int, typer.Option(help="Concurrent game downloads allowed; more get HTTP 429 (Lichess: 2).")] = 2,
+    token_check: Annotated[bool, typer.Option(help="Answer [] to rating-history requests without a token, as Lichess does.")] = True,
+    fault_429: Annotated[float, typer.Option(help="Share of requests answered 429.")] = 0.0,
+    fault_5xx: Annotated[float, typer.Option(help="Share of requests answered 502.")] = 0.0,
+    fault_cut: Annotated[float, typer.Option(help="Share of game streams cut at a random byte.")] = 0.0,
+    fault_stall: Annotated[float, typer.Option(help="Share of game streams that stall mid-way.")] = 0.0,
+    stall_s: Annotated[float, typer.Option(help="How long a stall lasts (make it longer than the client timeout).")] = 60.0,
+    retry_after_s: Annotated[int, typer.Option(help="Retry-After sent with an injected 429.")] = 60,
+    seed: Annotated[int, typer.Option(help="Seed of the fault draws (same seed, same faults).")] = 0,
 ) -> None:
     """Serve a recorded Lichess dataset on 127.0.0.1 with the real API's semantics."""
     from pipeline import replay
 
     at = _now(now) if now else None
-    server = replay.ReplayServer(replay.Dataset.load(data), port=port, now=at)
+    faults = replay.Faults(rate_429=fault_429, rate_5xx=fault_5xx, rate_cut=fault_cut, rate_stall=fault_stall,
+                           stall_s=stall_s, retry_after_s=retry_after_s, seed=seed)
+    options = replay.ReplayOptions(games_per_s=games_per_s, max_downloads=max_downloads, history_needs_token=token_check,
+                                   faults=faults)
+    server = replay.ReplayServer(replay.Dataset.load(data), port=port, now=at, options=options)
     _say(f"serving {data} on {server.base_url} (Ctrl-C to stop)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:

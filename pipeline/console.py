@@ -1,0 +1,53 @@
+"""What a TD sees in the terminal: a progress bar while ingesting (on a TTY only) and the
+run summaries. Presentation only; the numbers come from the reports."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from pipeline.ingest import PlayerReport
+
+
+@contextlib.contextmanager
+def ingest_progress(players: int) -> Iterator[Callable[[PlayerReport], None] | None]:
+    """A rich progress bar on stderr when it is a terminal; None (no output) otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("", total=players)
+
+        def advance(p: PlayerReport) -> None:
+            bar.update(task, advance=1, description=f"{p.user_id}: {p.games_new} new games")
+
+        yield advance
+
+
+def ingest_summary(report: dict[str, Any], per_player: bool) -> list[str]:
+    """Totals (and optionally one line per player that cost at least one request)."""
+    lines = []
+    if per_player:
+        lines.append(f"{'player':<24} {'history':<9} {'games':<9} {'req':>4} {'fetched':>7} {'new':>6} {'again':>6} {'rejected':>8}")
+        for p in report["players"]:
+            if p["requests"] or p["games_fetched"]:
+                lines.append(f"{p['user_id']:<24} {p['history']:<9} {p['games']:<9} {p['requests']:>4} {p['games_fetched']:>7} "
+                             f"{p['games_new']:>6} {p['games_already_stored']:>6} {p['games_rejected']:>8}")
+    lines.append(
+        f"ingest: {report['users_loaded']} players; {report['requests']} requests ({report['retries']} retries, "
+        f"{report['rate_limited']} rate-limited, {report['waited_429_s']:.0f} s waited on 429s, "
+        f"{report['streams_resumed']} streams resumed); histories {report['histories_loaded']} fetched / "
+        f"{report['histories_unchanged']} unchanged; game streams {report['streams_unchanged']} unchanged")
+    lines.append(
+        f"games: {report['games_fetched']} fetched = {report['games_loaded']} loaded ({report['games_new']} new, "
+        f"{report['games_already_stored']} already stored) + {report['games_skipped_other_variant']} other-variant skipped "
+        f"+ {report['games_ongoing']} still being played + {report['games_rejected']} rejected; "
+        f"{report['games_distinct']} distinct")
+    lines.extend(f"warning: {w}" for w in report["warnings"])
+    return lines
