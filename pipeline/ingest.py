@@ -15,7 +15,10 @@ Cursors (``ingest_cursors``): the games cursor is the next request's ``since`` (
 inclusive). Games arrive oldest first; a batch is committed only where createdAt changes, with
 the cursor set to the first createdAt not yet committed, in the same transaction as the games.
 A game still being played holds the cursor at its createdAt (the export lists only finished
-games by default, so a cursor past it would miss the game for ever). A stream cut mid-way is
+games by default, so a cursor past it would miss the game for ever). Only games with a clock do:
+a correspondence game can run for months and would make every night download them again; no
+tournament part is played by correspondence, so such a game is stored only if it has finished
+when its player's stream passes it. A stream cut mid-way is
 resumed from the committed cursor; a run killed anywhere resumes the same way.
 
 Raw first: each game line is stored exactly as it arrived, with ``fetched_at``; a line that is
@@ -218,7 +221,7 @@ class _GameSink:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, lock: threading.Lock, user_id: str, cursor_ms: int | None,
                  registered: frozenset[str], fetched_at: dt.datetime, player: PlayerReport, report: IngestReport,
-                 advance: bool, synced_games: int | None) -> None:
+                 endpoint: str, synced_games: int | None) -> None:
         self.con = con
         self.lock = lock
         self.user_id = user_id
@@ -227,7 +230,7 @@ class _GameSink:
         self.fetched_at = fetched_at
         self.player = player
         self.report = report
-        self.advance = advance              # a vs stream stores games but never moves the cursor
+        self.endpoint = endpoint            # 'games', or 'vs:<opponent>' for a casual-game search
         self.synced_games = synced_games    # the last complete stream's profile count (kept until this one completes)
         self.pending: list[tuple[str, lichess.GameRow]] = []
         self.rejected: list[dict[str, Any]] = []
@@ -252,7 +255,7 @@ class _GameSink:
             gid = g.get("id") if isinstance(g.get("id"), str) else None
             if g.get("status") in UNFINISHED:
                 self.player.games_ongoing += 1
-                if isinstance(created, int):
+                if isinstance(created, int) and g.get("clock"):  # see the module docstring on correspondence
                     self.min_ongoing = created if self.min_ongoing is None else min(self.min_ongoing, created)
                 continue
             if (isinstance(created, int) and self.last_created is not None and created > self.last_created
@@ -299,11 +302,9 @@ class _GameSink:
                                                      for gid, (line, _) in batch.items()])
                 store.upsert(self.con, "lichess_games", [row.__dict__ for _, row in batch.values()])
                 store.upsert(self.con, "rejected_records", self.rejected)
-                if self.advance:
-                    synced = self.synced_games
-                    store.upsert(self.con, "ingest_cursors", [_cursor_row(self.user_id, "games", cursor_ms, synced, None, self.fetched_at)])
-        if self.advance:
-            self.cursor_ms = cursor_ms
+                store.upsert(self.con, "ingest_cursors", [_cursor_row(self.user_id, self.endpoint, cursor_ms,
+                                                                      self.synced_games, None, self.fetched_at)])
+        self.cursor_ms = cursor_ms
         new = len(set(batch) - stored)
         self.player.games_new += new
         self.player.games_already_stored += len(self.pending) - new
@@ -319,13 +320,13 @@ def sync_games(con: duckdb.DuckDBPyConnection, lock: threading.Lock, client: ber
                max_resumes: int = 10, sleep: Callable[[float], None] | None = None) -> None:
     """Stream a player's games from ``since_ms`` into the database, resuming after cuts."""
     stats = lichess.stats_of(client)
-    sink = _GameSink(con, lock, user_id, since_ms, registered, fetched_at, player, report, advance=vs is None,
-                     synced_games=synced_games)
+    sink = _GameSink(con, lock, user_id, since_ms, registered, fetched_at, player, report,
+                     endpoint="games" if vs is None else f"vs:{vs}", synced_games=synced_games)
     stalled = 0
     while True:
         before = stats.requests
         try:
-            lines = lichess.open_game_stream(client, user_id, sink.cursor_ms if vs is None else since_ms, vs=vs)
+            lines = lichess.open_game_stream(client, user_id, sink.cursor_ms, vs=vs)
             sink.consume(lines)
         except lichess.STREAM_ERRORS as e:
             player.requests += stats.requests - before
@@ -339,7 +340,7 @@ def sync_games(con: duckdb.DuckDBPyConnection, lock: threading.Lock, client: ber
             continue
         player.requests += stats.requests - before
         break
-    sink.synced_games = final_count if vs is None else synced_games
+    sink.synced_games = final_count
     sink.finish()
 
 
@@ -419,15 +420,15 @@ def ingest(con: duckdb.DuckDBPyConnection, client: berserk.Client, player_ids: I
         if a is None or b is None or a.games != "unchanged" or b.games != "unchanged":
             continue  # a full stream of either player already saw every game between them
         gc = cursors.get((board.player_a, "games"))
-        synced_at = gc["updated_at"] if gc else None
+        vc = cursors.get((board.player_a, f"vs:{board.player_b}"))
+        synced_at = max((c["updated_at"] for c in (gc, vc) if c is not None), default=None)
         if board.start > now or (synced_at is not None and synced_at >= board.end):
-            continue  # the window has not opened, or was already over when the player was last synced
-        since_ms = lichess.to_ms(board.start)
-        if gc is not None and gc["since_ms"] is not None:
-            since_ms = max(since_ms, gc["since_ms"])
+            continue  # the window has not opened, or was already over when the pair was last searched
+        # games older than either cursor were already seen by a full stream or an earlier search
+        since_ms = max([lichess.to_ms(board.start)] + [c["since_ms"] for c in (gc, vc) if c and c["since_ms"] is not None])
         before = stats.requests
         sync_games(con, lock, client, board.player_a, since_ms, registered, now, a, report,
-                   gc["synced_games"] if gc else None, final_count=None, vs=board.player_b)
+                   None, final_count=None, vs=board.player_b)
         a.vs_requests += stats.requests - before
 
     for uid in ids:
