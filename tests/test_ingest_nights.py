@@ -152,3 +152,23 @@ def test_malformed_line_is_rejected_alone(tmp_path: Path) -> None:
     assert sorted(r[0] for r in con.sql("SELECT game_id FROM lichess_games").fetchall()) == sorted([good["id"], "Other001"])
     assert (player.games_fetched, player.games_loaded, player.games_rejected) == (3, 2, 1)
     con.close()
+
+
+def test_profiles_come_in_chunks_of_300(tmp_path: Path) -> None:
+    """lichess-api.md §1.2: POST /api/users keeps the first 300 ids and drops the rest silently,
+    so 305 players take 2 profile requests and all 305 profiles arrive."""
+    folder = tmp_path / "many"
+    (folder / "rating-history").mkdir(parents=True)
+    users = [{"id": f"p{i:03d}", "username": f"P{i:03d}", "createdAt": 1600000000000, "perfs": {}} for i in range(305)]
+    (folder / "users.ndjson").write_text("".join(json.dumps(u) + "\n" for u in users), encoding="utf-8")
+    ds = replay.Dataset.load(folder)
+    con = store.connect(tmp_path / "m.duckdb")
+    try:
+        with replay.running(ds) as s:
+            client = lichess.make_client(s.base_url, "t", 5.0)
+            report = ingest.ingest(con, client, [u["id"] for u in users], None, dt.datetime(2026, 1, 1, tzinfo=UTC))
+            profile_requests = s.requests_by_kind["users"]
+        assert (profile_requests, report.users_loaded) == (2, 305)
+        assert con.sql("SELECT count(*) FROM lichess_users").fetchall() == [(305,)]
+    finally:
+        con.close()
