@@ -84,7 +84,23 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
 
     result = nightly_flow(config_path=str(config), now=now)
     _summary(result)
+    _print_standings(cfg)
     _say(f"database: {cfg.paths.database}")
+
+
+def _print_standings(cfg: Any) -> None:
+    from pipeline import store
+    from pipeline.console import standings_table
+
+    con = store.connect(cfg.paths.database, read_only=True)
+    try:
+        for stage in cfg.stages:
+            if stage.kind != "swiss":
+                continue
+            for line in standings_table(stage.name, store.query(con, "queries/standings_latest", [stage.name]).to_dicts()):
+                _say(line)
+    finally:
+        con.close()
 
 
 @app.command()
@@ -162,12 +178,27 @@ def replay_server(
 def demo(
     out: Annotated[Path, typer.Option("--out", help="Folder to write the demo tournament into.")],
     seed: Annotated[int, typer.Option("--seed", help="Same seed, byte-identical files.")] = 2026,
+    teams: Annotated[int, typer.Option("--teams", help="Teams in the TEAM season (even, at least 10).")] = 12,
+    history_games: Annotated[str, typer.Option("--history-games", help="Rated antichess games per player, MIN-MAX.")] = "1000-5000",
+    acwc_players: Annotated[int, typer.Option("--acwc-players", help="Players in the ACWC 2021 qualification.")] = 40,
 ) -> None:
-    """Write the demo tournament: tournament.toml, teams.csv, pairings.csv and a Lichess dataset."""
-    from pipeline.demo import build_demo
+    """Write the demo tournament: a TEAM season and an ACWC 2021 qualification with their Lichess data."""
+    import time
 
-    build_demo(out, seed)
-    _say(f"wrote the demo tournament to {out}; run: antichess-td nightly --config {out / 'tournament.toml'}")
+    from pipeline.season import build_season
+
+    try:
+        lo, hi = (int(x) for x in history_games.split("-", 1))
+    except ValueError:
+        raise InputError("--history-games", "", f"{history_games!r}: expected MIN-MAX such as 1000-5000") from None
+    if teams < 10 or teams % 2:
+        raise InputError("--teams", "", f"{teams}: expected an even number of at least 10 (TEAM-FMT-1)")
+    started = time.perf_counter()
+    summary = build_season(out, seed, teams, (lo, hi), acwc_players)
+    _say(f"wrote {out}: {summary['players']} players, {summary['games']:,} games, {summary['teams']} teams, "
+         f"{summary['acwc_players']} ACWC players, {summary['planted']} planted violations, {summary['traps']} traps "
+         f"in {time.perf_counter() - started:.1f} s")
+    _say(f"run: antichess-td nightly --config {out / 'tournament.toml'}  (and {out / 'acwc' / 'tournament.toml'})")
 
 
 def main() -> None:

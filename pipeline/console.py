@@ -51,3 +51,17 @@ def ingest_summary(report: dict[str, Any], per_player: bool) -> list[str]:
         f"{report['games_distinct']} distinct")
     lines.extend(f"warning: {w}" for w in report["warnings"])
     return lines
+
+
+def standings_table(stage: str, rows: list[dict[str, Any]], limit: int = 16) -> list[str]:
+    """The latest table of a stage, as a TD reads it: rank, entrant and the criteria in order."""
+    if not rows:
+        return []
+    lines = [f"standings {stage} after round {rows[0]['after_round']}:",
+             f"{'rank':>4}  {'entrant':<28} {'MP':>5} {'scored':>8} {'conceded':>8} {'diff':>6} {'MB':>6}"]
+    for r in rows[:limit]:
+        lines.append(f"{r['rank']:>4}  {str(r['entrant']):<28} {r['match_points']:>5g} {r['points_scored']:>8g} "
+                     f"{r['points_conceded']:>8g} {r['points_difference']:>6g} {r['median_buchholz']:>6g}")
+    if len(rows) > limit:
+        lines.append(f"      ... {len(rows) - limit} more in standings_{stage}.csv")
+    return lines

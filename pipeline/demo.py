@@ -1,21 +1,12 @@
-"""The demo tournament: a deterministic TEAM Swiss season written in the Lichess dataset layout.
+"""Lichess-shaped test data: games played out on python-chess's board, in the API's wire format.
 
-``build_demo(out, seed)`` writes (same seed → byte-identical files)::
-
-    out/tournament.toml     names the team-swiss preset; serves out/lichess in-process
-    out/teams.csv           10 teams of 4, one with a substitute
-    out/pairings.csv        Swiss rounds 1-3
-    out/lichess/            users.ndjson, rating-history/<id>.json, games.ndjson (pgnInJson)
-
-Every game is a legal antichess game played out on python-chess's ``AntichessBoard``: a game
-that ends on the board gets ``variantEnd`` (the side with no pieces or no moves wins) or
-``draw``; a game cut short gets ``resign``/``outoftime``/``draw`` by agreement with the side
-chosen from the players' ratings. The PGN carries the same players, clock, result and moves as
-the JSON. Ratings move game by game (``rating`` is pre-game, ``ratingDiff`` the change) and the
-rating history holds the rating after each UTC day's last rated game.
-
-This first demo is small on purpose; the realistic season (Glicko-2 histories over years,
-ACWC qualification, planted rule violations) builds on these same helpers.
+* ``play_out``: random legal antichess moves until the board ends the game (``variantEnd`` for the
+  side with no pieces or no moves, or a draw) or the game is cut short (resignation, flag fall,
+  agreed draw), optionally forced to a result.
+* ``game_json`` / ``pgn_text`` / ``user_json`` / ``history_json``: the JSON and PGN Lichess
+  exports for such games and players (headers and fields in Lichess's order).
+* ``World`` / ``DemoPlayer``: a tiny simple-Elo world for hand-made test fixtures
+  (tests/data/skeleton); the realistic demo with Glicko-2 histories is ``pipeline.season``.
 """
 
 from __future__ import annotations
@@ -254,135 +245,3 @@ class World:
                 p.rated_games += 1
                 p.history[end.date()] = p.rating
         return end
-
-
-SYLLABLES = ["anti", "zug", "pawn", "rook", "giv", "away", "los", "er", "king", "cap", "ture", "blitz", "mate",
-             "sac", "fork", "pin", "tempo", "nova", "lux", "vex", "quill", "dusk", "ember", "frost"]
-TEAM_NAMES = ["Forced Captures", "Zugzwang Zebras", "Suicide Squad", "Giveaway Guild", "Stalemate Stars",
-              "Pawn Stormers", "Kingless Knights", "Empty Board", "Last Piece Standing", "Capture Cartel"]
-
-
-def _username(rng: random.Random, taken: set[str]) -> str:
-    while True:
-        name = "".join(rng.choice(SYLLABLES).capitalize() if i == 0 else rng.choice(SYLLABLES) for i in range(2))
-        name += rng.choice(["", "_", ""]) + str(rng.randint(1, 99))
-        if name.lower() not in taken:
-            taken.add(name.lower())
-            return name
-
-
-def _schedule(teams: list[str], rounds: int) -> list[list[tuple[str, str]]]:
-    """Circle-method pairings: no rematch within len(teams) - 1 rounds."""
-    n = len(teams)
-    order = list(range(n))
-    out = []
-    for _ in range(rounds):
-        out.append([(teams[order[i]], teams[order[n - 1 - i]]) for i in range(n // 2)])
-        order = [order[0], order[-1], *order[1:-1]]
-    return out
-
-
-def build_demo(out: Path, seed: int = 2026) -> None:
-    """Write the demo tournament under ``out`` (deterministic for a seed)."""
-    world = World(seed)
-    rng = world.rng
-    taken: set[str] = set()
-    start = dt.datetime(2026, 9, 1, tzinfo=dt.UTC)  # a Tuesday (TEAM-FMT-3)
-    rounds_played = 3
-    parts = [(parse_time_control(tc), n) for tc, n in (("0+2", 8), ("2+5", 4), ("1+2", 6))]  # TEAM-SCORE-2 order
-
-    roster: dict[str, list[DemoPlayer]] = {}
-    for t_i, team in enumerate(TEAM_NAMES):
-        strength = 2250 - 25 * t_i
-        members = []
-        for board in range(1, 5 + (1 if t_i == 2 else 0)):
-            created = dt.datetime(2019 + rng.randint(0, 4), rng.randint(1, 12), rng.randint(1, 28), rng.randint(0, 23), tzinfo=dt.UTC)
-            members.append(DemoPlayer(_username(rng, taken), strength - 60 * (board - 1) + rng.randint(-20, 20),
-                                      created, rng.randint(1200, 4000)))
-        members[:4] = sorted(members[:4], key=lambda p: -p.rating)
-        roster[team] = members
-    for members in roster.values():
-        for p in members:
-            p.history[dt.date(2026, 8, 31)] = p.rating
-
-    everyone = [p for ms_ in roster.values() for p in ms_]
-    # background rated antichess games in August, at the parts' and other clocks
-    clocks = [parse_time_control(t) for t in ("0+2", "1+2", "2+5", "1+0", "3+0", "0.5+1")]
-    clock = dt.datetime(2026, 8, 3, 9, tzinfo=dt.UTC)
-    for _ in range(len(everyone) * 3):
-        a, b = rng.sample(everyone, 2)
-        clock = world.play(a, b, rng.choice(clocks), clock + dt.timedelta(minutes=rng.randint(20, 300)))
-
-    pairings_rows = []
-    schedule = _schedule(TEAM_NAMES, rounds_played)
-    for r_i, matches in enumerate(schedule, 1):
-        window = start + dt.timedelta(days=7 * (r_i - 1))
-        for m_i, (ta, tb) in enumerate(matches):
-            pairings_rows.append(("swiss", r_i, ta, tb))
-            day = window + dt.timedelta(days=1 + (m_i % 5), hours=15 + m_i)
-            for board in range(1, 5):
-                pa, pb = roster[ta][board - 1], roster[tb][board - 1]
-                t = day + dt.timedelta(minutes=3 * board)
-                n_game = 0
-                for tc, n in parts:
-                    for _ in range(n):
-                        white, black = (pa, pb) if n_game % 2 == 0 else (pb, pa)
-                        t = world.play(white, black, tc, t) + dt.timedelta(seconds=rng.randint(5, 40))
-                        n_game += 1
-                # planted quirks, each a reason linking must give
-                if (r_i, m_i, board) == (1, 0, 2):  # a 9th 0+2 game: extra_game
-                    world.play(pa, pb, parts[0][0], t + dt.timedelta(minutes=2))
-                if (r_i, m_i, board) == (2, 0, 1):  # a 3+0 game between the paired players: wrong_time_control
-                    world.play(pb, pa, parse_time_control("3+0"), t + dt.timedelta(minutes=2))
-                if (r_i, m_i, board) == (2, 1, 3):  # a game the day after the window closed: outside_window
-                    world.play(pa, pb, parts[2][0], window + dt.timedelta(days=7, hours=12))
-
-    lichess_dir = out / "lichess"
-    (lichess_dir / "rating-history").mkdir(parents=True, exist_ok=True)
-    seen = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
-    with (lichess_dir / "users.ndjson").open("w", encoding="utf-8", newline="\n") as f:
-        for p in everyone:
-            f.write(json.dumps(user_json(p, seen)) + "\n")
-    for p in everyone:
-        (lichess_dir / "rating-history" / f"{p.id}.json").write_text(json.dumps(history_json(p)) + "\n", encoding="utf-8")
-    with (lichess_dir / "games.ndjson").open("w", encoding="utf-8", newline="\n") as f:
-        for g in sorted(world.games, key=lambda g: (g["createdAt"], g["id"])):
-            f.write(json.dumps(g) + "\n")
-
-    with (out / "teams.csv").open("w", encoding="utf-8", newline="\n") as f:
-        f.write("team,player,board,title,captain\n")
-        for t_i, (team, members) in enumerate(roster.items()):
-            for board, p in enumerate(members, 1):
-                title = "AGM" if board == 1 and t_i < 4 else ""
-                f.write(f"{team},{p.name},{board},{title},{'yes' if board == 1 else ''}\n")
-    with (out / "pairings.csv").open("w", encoding="utf-8", newline="\n") as f:
-        f.write("stage,round,a,b\n")
-        for stage, r, a, b in pairings_rows:
-            f.write(f"{stage},{r},{a},{b}\n")
-    (out / "tournament.toml").write_text(DEMO_TOML, encoding="utf-8")
-
-
-DEMO_TOML = """\
-# The demo tournament: a TEAM Swiss season in progress (rounds 1-3 of 7 played).
-# Built by `antichess-td demo --out data/demo`; the Lichess data is served from ./lichess
-# by a replay server the nightly run starts in-process, so it runs offline.
-preset = "team-swiss"
-
-[tournament]
-id = "demo-team-swiss-2026"
-name = "Antichess Team Swiss 2026 (demo)"
-registration_at = "2026-08-25T00:00:00Z"
-
-[lichess]
-replay_data = "lichess"
-replay_games_per_s = 0          # serve the demo unthrottled (lichess.org sends ~30 games/s to a token holder)
-
-[paths]
-teams = "teams.csv"
-pairings = "pairings.csv"
-database = "out/demo.duckdb"
-exports = "out/exports"
-
-[stages.swiss]
-first_round_start = "2026-09-01T00:00:00Z"   # a Tuesday; each round runs to Monday 23:59:59 UTC
-"""

@@ -20,7 +20,7 @@ from pipeline import replay
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT.parent / "shared" / "reference" / "lichess-api-examples"
-DEMO = ROOT / "data" / "demo" / "lichess"
+DEMO = ROOT / "tests" / "data" / "season" / "lichess"
 AUTH = {"Authorization": "Bearer test-token"}
 
 

@@ -22,7 +22,7 @@ import pytest
 from pipeline import ingest, lichess, replay, store
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO = ROOT / "data" / "demo" / "lichess"
+DEMO = ROOT / "tests" / "data" / "season" / "lichess"
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 FAST = lichess.RetryPolicy(rate_limit_wait_s=0.01, backoff_s=0.01, max_retries=8)
 

@@ -123,7 +123,7 @@ def test_casual_game_in_an_open_window_is_found_with_vs(tmp_path: Path) -> None:
 
 def test_two_concurrent_downloads_give_the_same_data_and_no_429(tmp_path: Path) -> None:
     """lichess-api.md §1.6: at most 2 concurrent downloads per IP (the replay server answers 429 beyond)."""
-    ds = replay.Dataset.load(Path(__file__).resolve().parent.parent / "data" / "demo" / "lichess")
+    ds = replay.Dataset.load(Path(__file__).resolve().parent / "data" / "season" / "lichess")
     ids = list(ds.users)
     now = dt.datetime(2026, 11, 29, tzinfo=UTC)
     opts = replay.ReplayOptions(games_per_s=0, max_downloads=2)

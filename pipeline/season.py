@@ -1,0 +1,935 @@
+"""The demo tournament: a realistic TEAM season and an ACWC 2021 qualification, deterministically.
+
+``build_season(out, seed, teams)`` writes (same seed → byte-identical files)::
+
+    out/tournament.toml, teams.csv, pairings.csv, overrides.csv   the TEAM season (12 teams by default)
+    out/acwc/tournament.toml, players.csv, pairings.csv           the ACWC 2021 qualification (40 players)
+    out/lichess/users.ndjson, rating-history/<id>.json, games.ndjson   one Lichess dataset for both
+    out/PLANTED.csv(rule_id, subject, note)                       every rule violation planted on purpose
+    out/truth/deviations.csv(game_id, user_id, rd_before, rd_after)   the true RD per game (not Lichess data)
+
+Every player has an account creation date and 1,000-5,000 rated antichess games over about 2.5
+years, rated game by game with Glicko-2 as Lichess runs it (``pipeline.glicko``): each game's
+``rating`` is the pre-game integer rating and ``ratingDiff`` the change, and the rating history is
+the rating after each UTC day's last rated game. Game moves come from a pool of legal antichess
+games played out by python-chess (``play_out``): a game the board ended is ``variantEnd`` (the
+side with no pieces or no moves wins) or a draw; a cut game is a resignation, a flag fall or an
+agreed draw. Each game's PGN has the same players, clock, result and moves as its JSON.
+
+Match games follow the round windows (TEAM-FMT-3), the parts in TEAM-SCORE-2's default order,
+alternating colours; Swiss pairings for rounds 2-7 pair teams by score without rematches (the
+TD's job, simulated here); the top teams (TEAM-FMT-1) play semifinals, a final and a bronze match.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import heapq
+import io
+import json
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline import glicko
+from pipeline.demo import ID_ALPHABET, PlayedGame, game_json, history_json, play_out
+from pipeline.timecontrol import TimeControl, parse_time_control
+
+UTC = dt.UTC
+DAY = dt.timedelta(days=1)
+
+TEAM_REGISTRATION = dt.datetime(2026, 8, 25, tzinfo=UTC)
+TEAM_START = dt.datetime(2026, 9, 1, tzinfo=UTC)          # a Tuesday (TEAM-FMT-3)
+TEAM_END = dt.datetime(2026, 11, 20, tzinfo=UTC)          # the dataset's "now" for the TEAM players
+ACWC_START = dt.datetime(2021, 9, 7, tzinfo=UTC)          # a Tuesday after the 2021-09-01 seeding date
+ACWC_END = dt.datetime(2021, 11, 1, tzinfo=UTC)
+SPAN = dt.timedelta(days=913)                             # ~2.5 years of history before the end
+
+SWISS_PARTS = ("0+2", 8), ("2+5", 4), ("1+2", 6)                          # TEAM-SCORE-2 default order
+KO_PARTS = ("0+2", 8), ("2+5", 4), ("5+0", 4), ("1+2", 6)
+FINAL_PARTS = ("0+2", 8), ("2+5", 4), ("0.5+1", 8), ("5+0", 4), ("1+2", 6)
+POINTS = {"0+2": (6, 3), "2+5": (12, 6), "1+2": (8, 4), "5+0": (12, 6), "0.5+1": (6, 3)}   # TEAM-SCORE-1
+BACKGROUND_CLOCKS = [parse_time_control(t) for t in ("0+1", "0+2", "1+0", "1+1", "1+2", "2+0", "2+1", "2+5", "3+0", "3+2", "5+0", "0.5+1")]
+STRONGEST = ("Pinni", "Preslav", "TUGR", "Tetiksh", "Sude", "Valentino")   # TEAM-COMP-3's list, as demo names
+
+TEAM_NAMES = ["Forced Captures", "Zugzwang Zebras", "Suicide Squad", "Giveaway Guild", "Stalemate Stars",
+              "Pawn Stormers", "Kingless Knights", "Empty Board", "Last Piece Standing", "Capture Cartel",
+              "Reverse Royals", "Losing Legion"]
+SYLLABLES = ["anti", "zug", "pawn", "rook", "giv", "away", "los", "er", "king", "cap", "ture", "blitz", "mate",
+             "sac", "fork", "pin", "tempo", "nova", "lux", "vex", "quill", "dusk", "ember", "frost", "orb", "zen"]
+
+
+@dataclass
+class Player:
+    name: str
+    created_at: dt.datetime
+    strength: float                     # true playing strength (drives results; ratings follow)
+    rating: glicko.Rating
+    registered: bool = True
+    title: str | None = None            # a Lichess title (BOT)
+    disabled: bool = False
+    tos_violation: bool = False
+    games: int = 0
+    history: dict[dt.date, int] = field(default_factory=dict)
+    cap: int | None = None              # keep the per-game rating at or below this, except in planted sessions
+
+    @property
+    def id(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(order=True)
+class Spec:
+    """A game to play at `start` (ordered by start time, then a sequence number)."""
+
+    start: dt.datetime
+    seq: int
+    white: Player = field(compare=False)
+    black: Player = field(compare=False)
+    tc: TimeControl = field(compare=False)
+    rated: bool = field(default=True, compare=False)
+    winner: str | None | bool = field(default=False, compare=False)   # False: draw at random by strength
+    status: str | None = field(default=None, compare=False)           # forced status (cheat, noStart)
+    game_id: str | None = field(default=None, compare=False)
+    variant: str = field(default="antichess", compare=False)
+    on_done: Callable[[dict[str, Any]], None] | None = field(default=None, compare=False)
+
+
+class World:
+    """All players, the clock-ordered queue of games, and what has been played."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.queue: list[Spec] = []
+        self.seq = 0
+        self.games: list[dict[str, Any]] = []
+        self.truth: list[tuple[str, str, float, float]] = []
+        self.ids: set[str] = set()
+        self.pool: dict[str | None, list[PlayedGame]] = {"white": [], "black": [], None: []}
+        pool_rng = random.Random(seed * 7919 + 1)
+        while min(len(v) for v in self.pool.values()) < 60:
+            g = play_out(pool_rng, 0.5)
+            if len(self.pool[g.winner]) < 60:
+                self.pool[g.winner].append(g)
+
+    def new_id(self) -> str:
+        while True:
+            gid = "".join(self.rng.choice(ID_ALPHABET) for _ in range(8))
+            if gid not in self.ids:
+                self.ids.add(gid)
+                return gid
+
+    def add(self, start: dt.datetime, white: Player, black: Player, tc: TimeControl, **kw: Any) -> Spec:
+        self.seq += 1
+        spec = Spec(start, self.seq, white, black, tc, **kw)
+        heapq.heappush(self.queue, spec)
+        return spec
+
+    def run_until(self, until: dt.datetime) -> None:
+        while self.queue and self.queue[0].start < until:
+            self.play(heapq.heappop(self.queue))
+
+    def _winner(self, spec: Spec) -> str | None:
+        if spec.winner is not False:
+            return spec.winner  # type: ignore[return-value]
+        w, b = spec.white, spec.black
+        expected = 1 / (1 + 10 ** ((b.strength - w.strength) / 400))
+        r = self.rng.random()
+        if r < 0.05:
+            winner = None
+        else:
+            winner = "white" if self.rng.random() < expected else "black"
+        for side, p in (("white", w), ("black", b)):  # keep capped players at or below their cap
+            if winner == side and p.cap is not None:
+                w_after, b_after = glicko.rate_game(w.rating, b.rating, winner, _rating_time(spec.start, w, b))
+                if (w_after if side == "white" else b_after).int_rating > p.cap:
+                    winner = "black" if side == "white" else "white"
+        return winner
+
+    def play(self, spec: Spec) -> None:
+        winner = self._winner(spec)
+        played = self.rng.choice(self.pool[winner])
+        status = spec.status or played.status
+        if spec.status == "noStart":
+            played = PlayedGame((), "noStart", winner)
+        else:
+            played = PlayedGame(played.sans, status, winner)
+        w, b = spec.white, spec.black
+        plies = max(len(played.sans), 2)
+        per_move = spec.tc.initial_s / 40 + spec.tc.increment_s * 0.7 + 0.5
+        end = spec.start + dt.timedelta(seconds=round(min(plies * per_move, 2 * spec.tc.initial_s + plies * spec.tc.increment_s + 5) + 3))
+        gid = spec.game_id or self.new_id()
+        self.ids.add(gid)
+        # a game changes ratings when rated, antichess, and at least two plies were played
+        rated = spec.rated and spec.variant == "antichess" and len(played.sans) >= 2
+        wd = bd = None
+        w_before, b_before = w.rating, b.rating
+        t_start = _rating_time(spec.start, w, b)
+        w_prov = glicko.live_deviation(w_before, t_start) >= glicko.PROVISIONAL_DEVIATION
+        b_prov = glicko.live_deviation(b_before, t_start) >= glicko.PROVISIONAL_DEVIATION
+        if rated:
+            # an outsider plays many players at once: rate at the latest of the end and both players' last games
+            w_after, b_after = glicko.rate_game(w_before, b_before, winner, _rating_time(end, w, b))
+            wd, bd = w_after.int_rating - w_before.int_rating, b_after.int_rating - b_before.int_rating
+            for p, before, after in ((w, w_before, w_after), (b, b_before, b_after)):
+                if p.registered:
+                    self.truth.append((gid, p.id, glicko.live_deviation(before, t_start), after.deviation))
+                p.rating = after
+                p.games += 1
+                p.history[end.date()] = after.int_rating
+        g = game_json(gid, _Shown(w, w_before), _Shown(b, b_before), spec.tc, spec.start, end, played, spec.rated, wd, bd,
+                      spec.variant)
+        if rated and w_prov:
+            g["players"]["white"]["provisional"] = True
+        if rated and b_prov:
+            g["players"]["black"]["provisional"] = True
+        self.games.append(g)
+        if spec.on_done:
+            spec.on_done(g)
+
+
+def _rating_time(at: dt.datetime, *players: Player) -> dt.datetime:
+    return max([at] + [p.rating.latest for p in players if p.rating.latest is not None])
+
+
+class _Shown:
+    """What game_json needs of a player: name, id and the pre-game integer rating."""
+
+    def __init__(self, p: Player, before: glicko.Rating) -> None:
+        self.name, self.id, self.rating = p.name, p.id, before.int_rating
+
+
+# --------------------------------------------------------------------------- players and their histories
+
+
+def _username(rng: random.Random, taken: set[str]) -> str:
+    while True:
+        name = rng.choice(SYLLABLES).capitalize() + rng.choice(SYLLABLES) + rng.choice(["", "_", "", "-"]) + str(rng.randint(1, 99))
+        if name.lower() not in taken and name[-1].isalnum():
+            taken.add(name.lower())
+            return name
+
+
+def background(world: World, p: Player, n_games: int, start: dt.datetime, end: dt.datetime,
+               outsiders: list[Player], quiet: list[tuple[dt.datetime, dt.datetime]] = ()) -> None:
+    """Schedule `n_games` games of `p` against outsiders near its strength, in sessions of 5-25
+    games spread over [start, end), none inside a `quiet` period."""
+    rng = world.rng
+    sessions = max(1, n_games // 14)
+    span = (end - start).total_seconds()
+    starts = sorted(start + dt.timedelta(seconds=rng.random() * span) for _ in range(sessions))
+    left = n_games
+    for i, t in enumerate(starts):
+        if any(a <= t < b for a, b in quiet):
+            t = max(b for a, b in quiet if a <= t < b) + dt.timedelta(hours=rng.randint(1, 48))
+            if t >= end:
+                t = start + dt.timedelta(seconds=rng.random() * span * 0.5)
+                if any(a <= t < b for a, b in quiet):
+                    continue
+        size = left if i == len(starts) - 1 else max(1, min(left, rng.randint(5, 25)))
+        left -= size
+        tc = rng.choice(BACKGROUND_CLOCKS)
+        for _ in range(size):
+            opp = min(outsiders, key=lambda o: abs(o.strength - p.strength - rng.gauss(0, 120)))
+            white, black = (p, opp) if rng.random() < 0.5 else (opp, p)
+            world.add(t, white, black, tc, rated=rng.random() > 0.04)
+            t += dt.timedelta(seconds=tc.initial_s * 2 + tc.increment_s * 90 + rng.randint(20, 90))  # after the longest game
+        if left <= 0:
+            break
+
+
+def outsiders_for(world: World, at: dt.datetime, n: int = 240) -> list[Player]:
+    rng = world.rng
+    out = []
+    for i in range(n):
+        s = 1350 + 1250 * i / n
+        out.append(Player(f"Opp{i:03d}{rng.choice(SYLLABLES)}", at - dt.timedelta(days=2000), s,
+                          glicko.Rating(s, 60.0, 0.06, at), registered=False))
+    return out
+
+
+class Crossing:
+    """A planted rating-cap crossing (TEAM-CAP-3/4/5): on `day`, forced wins until the rating is
+    above the cap, then (after `hold`) forced losses until it is 15 below; the cap guard is off
+    meanwhile. Records the RD before the crossing game."""
+
+    def __init__(self, world: World, p: Player, cap: int, day: dt.datetime, hold: dt.timedelta, opp: Player) -> None:
+        self.world, self.p, self.cap, self.hold, self.opp = world, p, cap, hold, opp
+        self.crossed_at: dt.datetime | None = None
+        self.rd_at_crossing: float | None = None
+        self.guard = p.cap
+        world.add(day, p, opp, parse_time_control("1+0"), winner="white", on_done=self._after_win)
+
+    def _after_win(self, g: dict[str, Any]) -> None:
+        self.p.cap = None
+        end = _t(g["lastMoveAt"])
+        if self.p.rating.int_rating > self.cap:
+            if self.crossed_at is None:
+                self.crossed_at = end
+                self.rd_at_crossing = next(rd for _, pid, rd, _ in reversed(self.world.truth) if pid == self.p.id)
+            self.world.add(end + self.hold + dt.timedelta(seconds=40), self.opp, self.p, parse_time_control("1+0"),
+                           winner="white", on_done=self._after_loss)
+        else:
+            white = len(self.world.games) % 2 == 0
+            self.world.add(end + dt.timedelta(seconds=30), *(self.p, self.opp) if white else (self.opp, self.p),
+                           parse_time_control("1+0"), winner="white" if white else "black", on_done=self._after_win)
+
+    def _after_loss(self, g: dict[str, Any]) -> None:
+        end = _t(g["lastMoveAt"])
+        if self.p.rating.int_rating >= self.cap - 15:
+            self.world.add(end + dt.timedelta(seconds=30), self.opp, self.p, parse_time_control("1+0"),
+                           winner="white", on_done=self._after_loss)
+        else:
+            self.p.cap = self.guard
+
+
+def _t(ms_: int) -> dt.datetime:
+    return dt.datetime(1970, 1, 1, tzinfo=UTC) + dt.timedelta(milliseconds=ms_)
+
+
+# --------------------------------------------------------------------------- matches
+
+
+@dataclass
+class BoardMatch:
+    """One board of a team match (or an individual match): its games, played one after another."""
+
+    stage: str
+    round: int
+    team_a: str
+    team_b: str
+    board: int
+    a: Player
+    b: Player
+    parts: tuple[tuple[str, int], ...]
+    points: dict[str, float] = field(default_factory=lambda: {"a": 0.0, "b": 0.0})
+    game_ids: list[str] = field(default_factory=list)
+    stop_at: float | None = None          # ACWC-Q-2: stop once either player reaches this
+    rated: bool = True
+    scoring: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(POINTS))  # clock → (win, draw)
+
+
+def play_board(world: World, bm: BoardMatch, start: dt.datetime, results: list[str] | None = None,
+               extras: dict[int, Callable[[dt.datetime], dt.datetime]] | None = None,
+               gap_before_part: dict[int, dt.timedelta] | None = None, break_after: dict[int, dt.timedelta] | None = None) -> None:
+    """Schedule the board's games as a chain: each starts 10-40 s after the previous one ended
+    (20-50 s between parts, TEAM-CONDUCT-2). `results` forces outcomes ('a', 'b', 'd') game by game;
+    `extras[i]` plays planted games after game i; gaps and breaks are planted delays."""
+    plan = [(tc, pi) for pi, (tc, n) in enumerate(bm.parts) for _ in range(n)]
+    rng = world.rng
+
+    def schedule(i: int, at: dt.datetime) -> None:
+        if i >= len(plan):
+            return
+        if bm.stop_at is not None and max(bm.points.values()) >= bm.stop_at:
+            return  # ACWC-Q-2: the players may stop once either reaches 5.5
+        tc_text, part = plan[i]
+        a_white = i % 2 == 0
+        white, black = (bm.a, bm.b) if a_white else (bm.b, bm.a)
+        winner: str | None | bool = False
+        if results is not None and i < len(results):
+            r = results[i]
+            winner = None if r == "d" else ("white" if (r == "a") == a_white else "black")
+
+        def done(g: dict[str, Any], i: int = i, a_white: bool = a_white, tc_text: str = tc_text) -> None:
+            bm.game_ids.append(g["id"])
+            win, draw = bm.scoring[tc_text]
+            w = g.get("winner")
+            if w is None:
+                bm.points["a"] += draw
+                bm.points["b"] += draw
+            else:
+                bm.points["a" if (w == "white") == a_white else "b"] += win
+            end = _t(g["lastMoveAt"])
+            if extras and i in extras:
+                end = extras[i](end)
+            nxt = end + dt.timedelta(seconds=rng.randint(10, 40))
+            if i + 1 < len(plan) and plan[i + 1][1] != plan[i][1]:
+                nxt = end + (gap_before_part or {}).get(plan[i + 1][1], dt.timedelta(seconds=rng.randint(20, 50)))
+            if break_after and i in break_after:
+                nxt = end + break_after[i]
+            schedule(i + 1, nxt)
+
+        world.add(at, white, black, parse_time_control(tc_text), rated=bm.rated, winner=winner, on_done=done)
+
+    schedule(0, start)
+
+
+def swiss_pairs(order: list[str], played: set[frozenset[str]]) -> list[tuple[str, str]]:
+    """Pair down the standings, skipping rematches (backtracking), as a TD would."""
+    def solve(left: list[str]) -> list[tuple[str, str]] | None:
+        if not left:
+            return []
+        first = left[0]
+        for j in range(1, len(left)):
+            if frozenset((first, left[j])) in played:
+                continue
+            rest = solve(left[1:j] + left[j + 1:])
+            if rest is not None:
+                return [(first, left[j]), *rest]
+        return None
+    pairs = solve(order)
+    if pairs is None:
+        raise ValueError("no Swiss pairing without a rematch")
+    return pairs
+
+
+# --------------------------------------------------------------------------- the season
+
+
+def knockout_size(teams: int) -> int:
+    """TEAM-FMT-1: 10-15 teams → 4, 16-31 → 8, 32-63 → 16; more than 63 → a candidates stage the TD
+    configures (the demo stands in a 16-team knockout for it)."""
+    if teams < 10:
+        raise ValueError(f"{teams} teams: TEAM-FMT-1 needs at least 10")
+    return 4 if teams <= 15 else 8 if teams <= 31 else 16
+
+
+class Season:
+    def __init__(self, seed: int, teams: int, games_range: tuple[int, int]) -> None:
+        self.world = World(seed)
+        self.rng = self.world.rng
+        self.n_teams = teams
+        self.games_range = games_range
+        self.taken: set[str] = set()
+        self.planted: list[tuple[str, str, str]] = []
+        self.roster: dict[str, list[Player]] = {}
+        self.titles: dict[str, list[str]] = {}
+        self.captains: dict[str, int] = {}
+        self.pairings: list[tuple[str, int, str, str]] = []
+        self.overrides: list[tuple[str, int, str, str, str, str]] = []
+        self.strongest: list[str] = []
+        self.acwc: list[Player] = []
+        self.acwc_pairings: list[tuple[str, int, str, str]] = []
+
+    def plant(self, rule_id: str, subject: str, note: str) -> None:
+        self.planted.append((rule_id, subject, note))
+
+    def n_games(self) -> int:
+        lo, hi = self.games_range
+        return self.rng.randint(lo, min(hi, lo + (hi - lo) // 4)) if self.rng.random() < 0.85 else self.rng.randint(lo, hi)
+
+    def player(self, strength: float, created: dt.datetime) -> Player:
+        return Player(_username(self.rng, self.taken), created, strength, glicko.DEFAULT)
+
+    # ---------------------------------------------------------------- TEAM
+    def build_team_roster(self) -> None:
+        rng = self.rng
+        names = (TEAM_NAMES + [f"Team {i}" for i in range(len(TEAM_NAMES), self.n_teams)])[: self.n_teams]
+        for t, team in enumerate(names):
+            top = 2330 - 30 * t if t not in (6, 7, 8, 9) else 2330
+            strengths = [top, top - 45, top - 90, top - 150] if t not in (6, 7, 8, 9) else [2330, 2290, 2250, 2172]
+            members = []
+            for b, s in enumerate(strengths, 1):
+                created = dt.datetime(2016 + rng.randint(0, 6), rng.randint(1, 12), rng.randint(1, 28), rng.randint(0, 23), tzinfo=UTC)
+                members.append(self.player(s + rng.uniform(-10, 10), created))
+            self.roster[team] = members
+            self.titles[team] = ["AGM", "", "", ""] if t < 4 else ["", "", "", ""]
+            self.captains[team] = 1
+        # TEAM-CAP-1 caps by the team's titles; board 4 stays under it unless planted
+        for team, members in self.roster.items():
+            self.cap_of(team)
+            members[3].cap = self.cap_of(team)
+            members[3].strength = min(members[3].strength, self.cap_of(team) - 40) if team not in names[6:10] else members[3].strength
+
+    def cap_of(self, team: str) -> int:
+        titles = self.titles[team]
+        agm_plus = sum(t in ("AGM", "ASGM") for t in titles)
+        if agm_plus >= 2:
+            return 2000
+        if "ASGM" in titles:
+            return 2100
+        if "AGM" in titles:
+            return 2150
+        return 2200
+
+    def team_members(self) -> list[Player]:
+        return [p for ms_ in self.roster.values() for p in ms_]
+
+    def plant_team_cases(self) -> dict[str, Any]:
+        """Rule violations (and traps) planted in the TEAM season; each one becomes a PLANTED row."""
+        rng = self.rng
+        teams = list(self.roster)
+        reg = TEAM_REGISTRATION
+        plan: dict[str, Any] = {"quiet": {}, "n_games": {}, "cheats": [], "crossings": [], "start": {}}
+
+        # TEAM-COMP-2: a team with three AGM-or-higher (ASGM counts as higher)
+        t = teams[2]
+        self.titles[t] = ["AGM", "AGM", "ASGM", ""]
+        self.plant("TEAM-COMP-2", t, "three AGM-or-higher players (AGM, AGM, ASGM) on one team; at most 2 allowed")
+        # TEAM-COMP-3: the configured strongest players, two of them on one team
+        self.strongest = [self.roster[teams[0]][0].name, self.roster[teams[0]][1].name] + [self.roster[x][0].name for x in teams[1:5]]
+        self.plant("TEAM-COMP-3", teams[0], f"two of the strongest-players list ({self.strongest[0]}, {self.strongest[1]}) on one team")
+        # TEAM-COMP-4: a board order that is not descending by rating
+        t = teams[5]
+        m = self.roster[t]
+        m[0].strength, m[1].strength = m[1].strength - 60, m[0].strength + 60
+        self.plant("TEAM-COMP-4", t, f"board 2 ({m[1].name}) is rated clearly above board 1 ({m[0].name}); no swap allowed")
+        # TEAM-ELIG-1: an account younger than 6 months at registration
+        p = self.roster[teams[4]][2]
+        p.created_at = reg - dt.timedelta(days=120)
+        plan["start"][p.id] = p.created_at + DAY
+        self.plant("TEAM-ELIG-1", p.name, "account created 2026-04-27, 4 months before registration (6 required)")
+        # TEAM-ELIG-2: 900 rated antichess games
+        p = self.roster[teams[5]][2]
+        plan["n_games"][p.id] = 900
+        self.plant("TEAM-ELIG-2", p.name, "about 900 rated antichess games in all (1000 required)")
+        # TEAM-ELIG-3: only ~60 rated games in the 3 months before registration
+        p = self.roster[teams[1]][2]
+        plan["quiet"][p.id] = [(reg - dt.timedelta(days=92), reg - dt.timedelta(days=20))]
+        self.plant("TEAM-ELIG-3", p.name, "rated antichess games in the 3 months before registration well under 100")
+        # TEAM-ELIG-4: one cheat-detected game 8 months before registration; two within 24 months for another
+        p = self.roster[teams[6]][1]
+        plan["cheats"].append((p, reg - dt.timedelta(days=243)))
+        self.plant("TEAM-ELIG-4", p.name, "a cheat-detected game (status cheat, on the losing side) 8 months before registration")
+        p = self.roster[teams[10 % len(teams)]][1]
+        plan["cheats"] += [(p, reg - dt.timedelta(days=420)), (p, reg - dt.timedelta(days=600))]
+        self.plant("TEAM-ELIG-4", p.name, "two cheat-detected games 14 and 20 months before registration (none in 12 months)")
+        # TEAM-ELIG-5: a tosViolation mark, and a closed account (a substitute who never plays)
+        p = self.roster[teams[11 % len(teams)]][0]
+        p.tos_violation = True
+        self.plant("TEAM-ELIG-5", p.name, "the profile carries tosViolation (an engine or boost mark; its date is not public)")
+        closed = self.player(1900, dt.datetime(2018, 5, 2, tzinfo=UTC))
+        closed.disabled = True
+        self.roster[teams[3]].append(closed)
+        self.plant("TEAM-ELIG-5", closed.name, "the account is closed (Lichess: disabled); registered as the 5th member")
+        # TEAM-ELIG-6: a BOT account (5th member of another team)
+        bot = self.player(2000, dt.datetime(2020, 2, 2, tzinfo=UTC))
+        bot.title = "BOT"
+        self.roster[teams[9]].append(bot)
+        self.plant("TEAM-ELIG-6", bot.name, "a BOT account (Lichess title BOT) registered as the 5th member")
+        # TEAM-ELIG-7: provisional when the initial pairings are announced (13 months without a rated game)
+        p = self.roster[teams[7]][2]
+        plan["quiet"][p.id] = [(reg - dt.timedelta(days=400), TEAM_START + dt.timedelta(days=2))]
+        self.plant("TEAM-ELIG-7", p.name, "no rated antichess game for 13 months before the pairings: RD above 110 (provisional)")
+        self.plant("TEAM-ELIG-3", p.name, "no rated antichess game in the 3 months before registration")
+        # TEAM-CAP-3 / 4 / 5 on the board-4 players of the untitled teams 7-10 (cap 2200)
+        since = dt.datetime(2025, 1, 1, tzinfo=UTC)
+        cap4 = {n: self.roster[teams[i]][3] for n, i in (("three", 6), ("two", 7), ("hold", 8), ("rd", 9))}
+        for key, days in (("three", [40, 150, 300]), ("two", [60, 200]), ("hold", [120])):
+            for d in days:
+                plan["crossings"].append((cap4[key], since + dt.timedelta(days=d, hours=11),
+                                          dt.timedelta(hours=30) if key == "hold" else dt.timedelta(0)))
+        # the RD trap: 3 crossing days, the first after 10 months without a game (RD > 80, TEAM-CAP-5)
+        plan["quiet"][cap4["rd"].id] = [(since - dt.timedelta(days=210), since + dt.timedelta(days=30, hours=11))]
+        for d in (30, 180, 330):
+            plan["crossings"].append((cap4["rd"], since + dt.timedelta(days=d, hours=11), dt.timedelta(0)))
+        plan["cap_players"] = cap4
+        for p, day, hold in plan["crossings"]:
+            plan["quiet"].setdefault(p.id, []).append((day - dt.timedelta(hours=12), day + hold + dt.timedelta(hours=14)))
+        return plan
+
+    def play_histories(self, players: list[Player], end: dt.datetime, outsiders: list[Player], plan: dict[str, Any]) -> None:
+        for p in players:
+            start = max(p.created_at + DAY, end - SPAN)
+            start = plan.get("start", {}).get(p.id, start)
+            n = plan.get("n_games", {}).get(p.id) or self.n_games()
+            background(self.world, p, n, start, end, outsiders, plan.get("quiet", {}).get(p.id, []))
+        for p, day in plan.get("cheats", []):
+            opp = min(outsiders, key=lambda o: abs(o.strength - p.strength))
+            white = self.rng.random() < 0.5
+            self.world.add(day, *(p, opp) if white else (opp, p), parse_time_control("1+0"), status="cheat",
+                           winner="black" if white else "white")  # the cheater loses (status cheat)
+
+    def team_round(self, stage: str, rnd: int, window: dt.datetime, pairs: list[tuple[str, str]],
+                   parts: tuple[tuple[str, int], ...], planted: Callable[[int, int, BoardMatch], dict[str, Any] | None]) -> list[list[BoardMatch]]:
+        rng = self.rng
+        out = []
+        for m_i, (ta, tb) in enumerate(pairs):
+            self.pairings.append((stage, rnd, ta, tb))
+            day = window + dt.timedelta(days=1 + rng.randint(0, 4), hours=rng.randint(13, 19), minutes=rng.randint(0, 59))
+            boards = []
+            for board in range(1, 5):
+                bm = BoardMatch(stage, rnd, ta, tb, board, self.roster[ta][board - 1], self.roster[tb][board - 1], parts)
+                kw = planted(m_i, board, bm) or {}
+                if kw.get("skip"):
+                    boards.append(bm)
+                    continue
+                start = kw.pop("start", day + dt.timedelta(minutes=2 * board))
+                play_board(self.world, bm, start, **kw)
+                boards.append(bm)
+            out.append(boards)
+        return out
+
+    def standings(self, results: list[list[BoardMatch]]) -> dict[str, tuple[float, float]]:
+        table: dict[str, list[float]] = {t: [0.0, 0.0] for t in self.roster}
+        for boards in results:
+            a = sum(b.points["a"] for b in boards)
+            bp = sum(b.points["b"] for b in boards)
+            ta, tb = boards[0].team_a, boards[0].team_b
+            table[ta][0] += 2 if a > bp else 1 if a == bp else 0
+            table[tb][0] += 2 if bp > a else 1 if a == bp else 0
+            table[ta][1] += a - bp
+            table[tb][1] += bp - a
+        return {t: (v[0], v[1]) for t, v in table.items()}
+
+    def play_team(self, plan: dict[str, Any]) -> None:
+        w = self.world
+        teams = list(self.roster)
+        if len(teams) % 2:
+            raise ValueError("the demo pairs every team every round: give an even number of teams")
+        outsiders = outsiders_for(w, TEAM_END - SPAN)
+        self.play_histories(self.team_members(), TEAM_END, outsiders, plan)
+        self.crossings = [Crossing(w, p, 2200, day, hold, min(outsiders, key=lambda o: abs(o.strength - 2200)))
+                          for p, day, hold in plan["crossings"]]
+        forfeiter = self.roster[teams[-1]][2]
+        rng = self.rng
+
+        def planted(rnd: int) -> Callable[[int, int, BoardMatch], dict[str, Any] | None]:
+            def at(m_i: int, board: int, bm: BoardMatch) -> dict[str, Any] | None:
+                key = (rnd, m_i, board)
+                extra_02 = lambda end: w.play(Spec(end + dt.timedelta(seconds=25), 0, bm.a, bm.b, parse_time_control("0+2"))) or _t(w.games[-1]["lastMoveAt"])  # noqa: E731
+                if key == (1, 0, 2):
+                    self.plant("TEAM-SCORE-1", bm.a.name, f"swiss round 1: a 9th 0+2 game against {bm.b.name} (extra_game, not counted)")
+                    return {"extras": {7: extra_02}}
+                if key == (2, 0, 1):
+                    def wrong(end: dt.datetime) -> dt.datetime:
+                        w.play(Spec(end + dt.timedelta(seconds=30), 0, bm.b, bm.a, parse_time_control("3+0")))
+                        return _t(w.games[-1]["lastMoveAt"])
+                    self.plant("TEAM-FMT-3", bm.a.name, f"swiss round 2: a 3+0 game against {bm.b.name} (wrong_time_control)")
+                    return {"extras": {17: wrong}}
+                if key == (2, 1, 3):
+                    window_end = TEAM_START + dt.timedelta(days=14)
+                    self.plant("TEAM-FMT-3", bm.a.name, f"swiss round 2: the match against {bm.b.name} began Monday 23:00 "
+                                                         "and ran past 23:59:59 UTC: the later games are outside_window")
+                    return {"start": window_end - dt.timedelta(minutes=60)}
+                if key == (3, 0, 4):
+                    def nostart(end: dt.datetime) -> dt.datetime:
+                        w.play(Spec(end + dt.timedelta(seconds=20), 0, bm.a, bm.b, parse_time_control("0+2"), status="noStart",
+                                    winner="black"))
+                        return _t(w.games[-1]["lastMoveAt"]) + dt.timedelta(seconds=30)
+                    self.plant("TEAM-SCORE-1", bm.a.name, f"swiss round 3: a game against {bm.b.name} never started (noStart, "
+                                                           "not counted; Lichess never exports aborted games)")
+                    return {"extras": {2: nostart}}
+                if key == (3, 1, 2):
+                    self.plant("TEAM-CONDUCT-1", bm.a.name, f"swiss round 3: a 15-minute break in the match against {bm.b.name} (10 allowed)")
+                    return {"break_after": {10: dt.timedelta(minutes=15)}}
+                if key == (4, 0, 3):
+                    self.plant("TEAM-CONDUCT-2", bm.a.name, f"swiss round 4: 3 minutes between two parts against {bm.b.name} (1 allowed; evidence)")
+                    return {"gap_before_part": {1: dt.timedelta(minutes=3)}}
+                if key == (5, 2, 4):
+                    self.overrides.append(("swiss", 5, bm.a.name, "zero_draw", "", "no one at fault for the unplayed board"))
+                    self.plant("TEAM-SCORE-4", bm.a.name, f"swiss round 5: board 4 against {bm.b.name} unplayed, ruled a 0-0 draw (override)")
+                    return {"skip": True}
+                if rnd in (6, 7) and forfeiter in (bm.a, bm.b):
+                    self.overrides.append(("swiss", rnd, forfeiter.name, "forfeit", "", "did not show up for the match"))
+                    winner = "b" if forfeiter is bm.a else "a"
+                    bm.points[winner] += 144  # the opponent wins the board (TEAM-DQ-1)
+                    return {"skip": True}
+                return None
+            return at
+
+        results: list[list[BoardMatch]] = []
+        played: set[frozenset[str]] = set()
+        for rnd in range(1, 8):
+            window = TEAM_START + dt.timedelta(days=7 * (rnd - 1))
+            w.run_until(window)
+            if rnd == 1:
+                half = len(teams) // 2
+                pairs = [(teams[i], teams[i + half]) for i in range(half)]
+            else:
+                table = self.standings(results)
+                order = sorted(teams, key=lambda t: (-table[t][0], -table[t][1], teams.index(t)))
+                pairs = swiss_pairs(order, played)
+            played |= {frozenset(p) for p in pairs}
+            results += self.team_round("swiss", rnd, window, pairs, SWISS_PARTS, planted(rnd))
+        self.plant("TEAM-CONDUCT-3", forfeiter.name, "forfeited swiss rounds 6 and 7: disqualified after two forfeits (overrides)")
+        self.overrides.append(("swiss", 7, forfeiter.name, "disqualify", "", "two forfeits (TEAM-CONDUCT-3)"))
+        replacement = self.player(forfeiter.strength - 50, dt.datetime(2019, 3, 3, tzinfo=UTC))
+        self.replacement = replacement
+        self.overrides.append(("swiss", 7, forfeiter.name, "replace", replacement.name, "replacement for the disqualified player"))
+        self.plant("TEAM-COMP-6", replacement.name, f"replaces the disqualified {forfeiter.name} but is rated only about 50 below (100 required)")
+        self.play_histories([replacement], TEAM_END, outsiders, {})
+
+        w.run_until(TEAM_START + dt.timedelta(days=49))
+        table = self.standings(results)
+        order = sorted(teams, key=lambda t: (-table[t][0], -table[t][1], teams.index(t)))
+        q = knockout_size(len(teams))
+        alive = order[:q]
+        self.ko_rounds = int(math.log2(q)) - 1
+        window = TEAM_START + dt.timedelta(days=49)
+        losers: list[str] = []
+        for rnd in range(1, self.ko_rounds + 1):
+            pairs = [(alive[i], alive[len(alive) - 1 - i]) for i in range(len(alive) // 2)]
+            tie = rnd == self.ko_rounds  # the last knockout round (the semifinals) has the planted tie
+            boards_all = self.team_round("knockout", rnd, window, pairs, KO_PARTS,
+                                         lambda m_i, board, bm, tie=tie: self._tie(bm) if tie and m_i == 0 else None)
+            w.run_until(window + dt.timedelta(days=7))
+            winners, losers = [], []
+            for m_i, boards in enumerate(boards_all):
+                a = sum(b.points["a"] for b in boards)
+                bp = sum(b.points["b"] for b in boards)
+                ta, tb = boards[0].team_a, boards[0].team_b
+                if tie and m_i == 0:
+                    win = self._captains_games(ta, tb, window, ["a", "a", "b", "a"], "knockout", rnd)
+                    self.plant("TEAM-KO-1", f"{ta} v {tb}", f"knockout round {rnd}: tied {a:g}-{bp:g}; no captains' advantage point "
+                                                              "(their board was tied); the captains' four 3+0 games went 3-1")
+                else:
+                    win = ta if a >= bp else tb
+                winners.append(win)
+                losers.append(tb if win == ta else ta)
+            alive = winners
+            window += dt.timedelta(days=7)
+        # final and bronze (TEAM-SCORE-1: the 0.5+1 part added)
+        pairs = [(alive[0], alive[1]), (losers[0], losers[1])]
+        boards_all = self.team_round("final", 1, window, pairs, FINAL_PARTS,
+                                     lambda m_i, board, bm: self._tie(bm) if m_i == 1 else None)
+        w.run_until(window + dt.timedelta(days=7))
+        ta, tb = pairs[1]
+        self._captains_games(ta, tb, window, ["a", "b", "a", "b"], "final", 1)
+        self.overrides.append(("final", 1, ta, "armageddon", tb, "bronze match tied, captains 2-2; armageddon won by Black on draw odds"))
+        self.plant("ARM-1", f"{ta} v {tb}", "bronze match tied and the captains' games 2-2: the armageddon result is a TD override")
+        self.plant("TEAM-KO-1", f"{ta} v {tb}", "bronze match tied on points, captains' 3+0 games 2-2 → armageddon")
+        w.run_until(TEAM_END + DAY)
+
+    def _tie(self, bm: BoardMatch) -> dict[str, Any]:
+        """Forced results giving each part an even split: the board (and so the match) ends level."""
+        results = []
+        for _, n in bm.parts:
+            results += ["a", "b"] * (n // 2) + ["d"] * (n % 2)
+        return {"results": results}
+
+    def _captains_games(self, ta: str, tb: str, window: dt.datetime, results: list[str], stage: str, rnd: int) -> str:
+        """TEAM-KO-1: the captains play 4 games of 3+0 after a tie; returns the winning team."""
+        ca, cb = self.roster[ta][self.captains[ta] - 1], self.roster[tb][self.captains[tb] - 1]
+        bm = BoardMatch(stage, rnd, ta, tb, 0, ca, cb, (("3+0", 4),), scoring={"3+0": (1, 0.5)})
+        play_board(self.world, bm, window + dt.timedelta(days=6, hours=12), results=results)
+        self.world.run_until(window + dt.timedelta(days=6, hours=20))
+        return ta if bm.points["a"] > bm.points["b"] else tb
+
+    # ---------------------------------------------------------------- ACWC 2021
+    def play_acwc(self, n_players: int = 40) -> None:
+        """ACWC 2021 qualification: floor(log2 n) + 2 rounds of 10-game 2+5 rated matches, stopped
+        once a player reaches 5.5 (ACWC-Q-1, ACWC-Q-2, ACWC-FMT-1)."""
+        w, rng = self.world, self.rng
+        outsiders = outsiders_for(w, ACWC_END - SPAN, 200)
+        players = []
+        for i in range(n_players):
+            created = dt.datetime(2012 + rng.randint(0, 7), rng.randint(1, 12), rng.randint(1, 28), tzinfo=UTC)
+            players.append(self.player(2450 - 12 * i + rng.uniform(-8, 8), created))
+        plan: dict[str, Any] = {"start": {}, "n_games": {}, "cheats": []}
+        late = players[-1]
+        late.created_at = dt.datetime(2021, 4, 2, tzinfo=UTC)
+        self.plant("ACWC-ELIG-1", late.name, "account created 2021-04-02, after the 2021-03-01 deadline")
+        few = players[-2]
+        plan["start"][few.id] = dt.datetime(2021, 8, 20, tzinfo=UTC)
+        plan["n_games"][few.id] = 1000
+        self.plant("ACWC-ELIG-2", few.name, "first rated antichess game on 2021-08-20: fewer than 100 before 2021-09-01")
+        cheat = players[-3]
+        plan["cheats"].append((cheat, dt.datetime(2021, 2, 1, 18, tzinfo=UTC)))
+        self.plant("ACWC-ELIG-3", cheat.name, "a cheat-detected game on 2021-02-01 (since 2020-09-01)")
+        self.play_histories(players, ACWC_END, outsiders, plan)
+        self.acwc = players
+        rounds = int(math.log2(n_players)) + 2
+        ids = [p.id for p in players]
+        by_id = {p.id: p for p in players}
+        score = dict.fromkeys(ids, 0.0)
+        played: set[frozenset[str]] = set()
+        stopped = 0
+        for rnd in range(1, rounds + 1):
+            window = ACWC_START + dt.timedelta(days=7 * (rnd - 1))
+            w.run_until(window)
+            if rnd == 1:
+                half = n_players // 2
+                pairs = [(ids[i], ids[i + half]) for i in range(half)]
+            else:
+                order = sorted(ids, key=lambda i: (-score[i], ids.index(i)))
+                pairs = swiss_pairs(order, played)
+            played |= {frozenset(p) for p in pairs}
+            matches = []
+            for m_i, (a, b) in enumerate(pairs):
+                self.acwc_pairings.append(("qualification", rnd, by_id[a].name, by_id[b].name))
+                bm = BoardMatch("qualification", rnd, a, b, 1, by_id[a], by_id[b], (("2+5", 10),), stop_at=5.5,
+                                scoring={"2+5": (1.0, 0.5)})
+                kw: dict[str, Any] = {}
+                if (rnd, m_i) == (2, 0):
+                    def casual(end: dt.datetime, bm: BoardMatch = bm) -> dt.datetime:
+                        w.play(Spec(end + dt.timedelta(seconds=30), 0, bm.b, bm.a, parse_time_control("2+5"), rated=False))
+                        return _t(w.games[-1]["lastMoveAt"])
+                    kw["extras"] = {3: casual}
+                    self.plant("ACWC-FMT-1", bm.a.name, f"qualification round 2: a casual 2+5 game against {bm.b.name} (casual, not counted)")
+                start = window + dt.timedelta(days=1 + rng.randint(0, 4), hours=rng.randint(12, 20))
+                play_board(w, bm, start, **kw)
+                matches.append(bm)
+            w.run_until(window + dt.timedelta(days=7))
+            for bm in matches:
+                score[bm.team_a] += bm.points["a"]
+                score[bm.team_b] += bm.points["b"]
+                stopped += len(bm.game_ids) < 10
+        self.plant("ACWC-Q-2", "qualification", f"{stopped} of {rounds * n_players // 2} matches stopped once a player reached 5.5 (info)")
+        w.run_until(ACWC_END + DAY)
+
+    def acwc_seed(self, p: Player) -> int:
+        """ACWC-SEED-1: the average of the rating at 2021-09-01 and the highest from 2021-03-01 to then
+        (end-of-day ratings, as the rating history gives them)."""
+        days = sorted(p.history)
+        at = [p.history[d] for d in days if d < dt.date(2021, 9, 1)]
+        window = [p.history[d] for d in days if dt.date(2021, 3, 1) <= d < dt.date(2021, 9, 1)]
+        if not at:
+            return 0
+        return round((at[-1] + max(window or at[-1:])) / 2)
+
+
+
+def _ms(t: dt.datetime) -> int:
+    return (t - dt.datetime(1970, 1, 1, tzinfo=UTC)) // dt.timedelta(milliseconds=1)
+
+
+def profile(p: Player, at: dt.datetime) -> dict[str, Any]:
+    """The user JSON of GET /api/user/{id} / POST /api/users (reference §1.1) as of `at`."""
+    if p.disabled:
+        return {"id": p.id, "username": p.name, "disabled": True}
+    d: dict[str, Any] = {"id": p.id, "username": p.name, "perfs": {}}
+    if p.games:
+        rd = glicko.live_deviation(p.rating, at)
+        perf: dict[str, Any] = {"games": p.games, "rating": p.rating.int_rating, "rd": int(rd), "prog": 0}
+        if rd >= glicko.PROVISIONAL_DEVIATION:
+            perf["prov"] = True
+        d["perfs"]["antichess"] = perf
+    if p.title:
+        d["title"] = p.title
+    if p.tos_violation:
+        d["tosViolation"] = True
+    d["createdAt"] = _ms(p.created_at)
+    d["seenAt"] = _ms(at)
+    d["playTime"] = {"total": p.games * 240, "tv": 0}
+    return d
+
+
+def _csv(path: Path, header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(header)
+    w.writerows(rows)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+
+
+TEAM_TOML = """\
+# The demo TEAM season (seed {seed}): {teams} teams, 7 Swiss rounds, knockout and final/bronze.
+# Written by `antichess-td demo`; the Lichess data in ../lichess is served by a replay server
+# the nightly run starts in-process, so it runs offline. PLANTED.csv lists the rule violations
+# planted on purpose, TRAPS.csv the look-alikes that are not violations.
+preset = "team-swiss"
+
+[tournament]
+id = "demo-team-swiss-2026"
+name = "Antichess Team Swiss 2026 (demo)"
+registration_at = "2026-08-25T00:00:00Z"
+
+[lichess]
+replay_data = "lichess"
+replay_games_per_s = 0          # unthrottled (lichess.org sends ~30 games/s to a token holder)
+
+[paths]
+teams = "teams.csv"
+pairings = "pairings.csv"
+database = "out/team.duckdb"
+exports = "out/exports"
+
+[stages.swiss]
+first_round_start = "2026-09-01T00:00:00Z"   # a Tuesday; each round runs to Monday 23:59:59 UTC
+
+[stages.knockout]
+rounds = {ko_rounds}
+first_round_start = "2026-10-20T00:00:00Z"
+
+[stages.final]
+first_round_start = "{final_start}"
+"""
+
+ACWC_TOML = """\
+# The demo ACWC 2021 qualification (seed {seed}): {players} players, {rounds} rounds of 10-game
+# 2+5 matches (ACWC-Q-1, ACWC-Q-2). Shares the Lichess data of the TEAM season (../lichess).
+preset = "acwc-2021"
+
+[tournament]
+id = "demo-acwc-2021"
+name = "Antichess World Cup 2021 qualification (demo)"
+registration_at = "2021-09-01T00:00:00Z"
+
+[lichess]
+replay_data = "../lichess"
+replay_games_per_s = 0
+
+[paths]
+players = "players.csv"
+pairings = "pairings.csv"
+database = "out/acwc.duckdb"
+exports = "out/exports"
+
+[stages.qualification]
+rounds = {rounds}
+first_round_start = "2021-09-07T00:00:00Z"
+"""
+
+
+def build_season(out: Path, seed: int = 2026, teams: int = 12, games: tuple[int, int] = (1000, 5000),
+                 acwc_players: int = 40) -> dict[str, int]:
+    """Write the demo tournament under `out`; returns a size summary."""
+    s = Season(seed, teams, games)
+    s.play_acwc(acwc_players)
+    s.build_team_roster()
+    plan = s.plant_team_cases()
+    s.play_team(plan)
+
+    # TEAM-CAP-3/4/5: classify the planted crossings by what was actually generated (the RD at each
+    # crossing comes from the simulation; a crossing at RD > 80 does not count)
+    crossings: dict[str, list[Crossing]] = {}
+    for c in s.crossings:
+        if c.crossed_at is None:
+            raise RuntimeError(f"planted crossing for {c.p.name} did not cross the cap")
+        crossings.setdefault(c.p.name, []).append(c)
+    traps = []
+    for key, p in plan["cap_players"].items():
+        cs = crossings[p.name]
+        counted = [c for c in cs if (c.rd_at_crossing or 0) <= 80]
+        days = ", ".join(f"{c.crossed_at:%Y-%m-%d} (RD {c.rd_at_crossing:.0f})" for c in cs)  # type: ignore[union-attr]
+        if key == "hold":
+            s.plant("TEAM-CAP-4", p.name, f"board 4: above the 2200 cap for about 30 hours after crossing on {days}")
+        elif len(counted) >= 3:
+            s.plant("TEAM-CAP-3", p.name, f"board 4: above the 2200 cap after a game on {len(counted)} days: {days}")
+        else:
+            rule = "TEAM-CAP-5" if len(counted) < len(cs) else "TEAM-CAP-3"
+            traps.append((rule, p.name, f"board 4: above the 2200 cap on {days}; only {len(counted)} count "
+                                        "(RD above 80 does not): not a violation"))
+
+    lichess_dir = out / "lichess"
+    (lichess_dir / "rating-history").mkdir(parents=True, exist_ok=True)
+    registered = s.team_members() + [s.replacement] + s.acwc
+    with (lichess_dir / "users.ndjson").open("w", encoding="utf-8", newline="\n") as f:
+        for p in registered:
+            f.write(json.dumps(profile(p, TEAM_END)) + "\n")
+    for p in registered:
+        if not p.disabled:
+            (lichess_dir / "rating-history" / f"{p.id}.json").write_text(json.dumps(history_json(p)) + "\n", encoding="utf-8")
+    games_sorted = sorted(s.world.games, key=lambda g: (g["createdAt"], g["id"]))
+    with (lichess_dir / "games.ndjson").open("w", encoding="utf-8", newline="\n") as f:
+        for g in games_sorted:
+            f.write(json.dumps(g) + "\n")
+    _csv(out / "truth" / "deviations.csv", ("game_id", "user_id", "rd_before", "rd_after"),
+         [(g, u, repr(a), repr(b)) for g, u, a, b in s.world.truth])  # exact, round-trips
+
+    team_rows = []
+    for team, members in s.roster.items():
+        for board, p in enumerate(members, 1):
+            title = s.titles[team][board - 1] if board <= 4 else ""
+            team_rows.append((team, p.name, board, title, "yes" if board == s.captains[team] else ""))
+    _csv(out / "teams.csv", ("team", "player", "board", "title", "captain"), team_rows)
+    _csv(out / "pairings.csv", ("stage", "round", "a", "b"), s.pairings)
+    _csv(out / "overrides.csv", ("stage", "round", "subject", "action", "value", "reason"), s.overrides)
+    _csv(out / "PLANTED.csv", ("rule_id", "subject", "note"), s.planted)
+    _csv(out / "TRAPS.csv", ("rule_id", "subject", "note"), traps)
+    final_start = TEAM_START + dt.timedelta(days=49 + 7 * s.ko_rounds)
+    (out / "tournament.toml").write_text(TEAM_TOML.format(seed=seed, teams=teams, ko_rounds=s.ko_rounds,
+                                                          final_start=final_start.strftime("%Y-%m-%dT%H:%M:%SZ")), encoding="utf-8")
+    rounds = int(math.log2(acwc_players)) + 2
+    _csv(out / "acwc" / "players.csv", ("player", "seed_rating"), [(p.name, s.acwc_seed(p)) for p in s.acwc])
+    _csv(out / "acwc" / "pairings.csv", ("stage", "round", "a", "b"), s.acwc_pairings)
+    (out / "acwc" / "tournament.toml").write_text(ACWC_TOML.format(seed=seed, players=acwc_players, rounds=rounds), encoding="utf-8")
+    return {"players": len(registered), "games": len(games_sorted), "planted": len(s.planted), "traps": len(traps),
+            "teams": teams, "acwc_players": acwc_players}
