@@ -179,7 +179,7 @@ def demo(
     out: Annotated[Path, typer.Option("--out", help="Folder to write the demo tournament into.")],
     seed: Annotated[int, typer.Option("--seed", help="Same seed, byte-identical files.")] = 2026,
     teams: Annotated[int, typer.Option("--teams", help="Teams in the TEAM season (even, at least 10).")] = 12,
-    history_games: Annotated[str, typer.Option("--history-games", help="Rated antichess games per player, MIN-MAX.")] = "1000-5000",
+    history_games: Annotated[str, typer.Option("--history-games", help="Rated antichess games per player, MIN-MAX (below 1000 most players also fall short of TEAM-ELIG-2; PLANTED.csv lists only the planted cases).")] = "1000-5000",
     acwc_players: Annotated[int, typer.Option("--acwc-players", help="Players in the ACWC 2021 qualification.")] = 40,
 ) -> None:
     """Write the demo tournament: a TEAM season and an ACWC 2021 qualification with their Lichess data."""

@@ -122,6 +122,12 @@ class RatingCap:
 
 
 @dataclass(frozen=True)
+class Composition:
+    max_titled: int                       # TEAM-COMP-2: AGM-or-higher players per team
+    strongest_players: tuple[str, ...]    # TEAM-COMP-3: must all be on different teams
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path
     preset: str
@@ -135,6 +141,7 @@ class Config:
     stages: tuple[Stage, ...]
     eligibility: Eligibility
     rating_cap: RatingCap
+    composition: Composition
 
     def stage(self, name: str) -> Stage:
         for s in self.stages:
@@ -358,6 +365,12 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         max_rd=c.int_("max_rd", 80, minimum=1),
     )
     c.done()
+    co = top.table("composition", {})
+    strongest = co.raw("strongest_players", [])
+    if not isinstance(strongest, list) or not all(isinstance(x, str) and x.strip() for x in strongest):
+        raise co.fail("strongest_players", f"expected a list of Lichess names, got {strongest!r}")
+    composition = Composition(max_titled=co.int_("max_titled", 2), strongest_players=tuple(strongest))
+    co.done()
     top.done()
     if lichess_raw["history_since"] is None:
         lichess_raw["history_since"] = default_history_since(registration_at, rating_cap)
@@ -375,6 +388,7 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         stages=stages,
         eligibility=eligibility,
         rating_cap=rating_cap,
+        composition=composition,
     )
 
 

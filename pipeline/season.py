@@ -214,29 +214,56 @@ def _username(rng: random.Random, taken: set[str]) -> str:
             return name
 
 
+def _allowed(start: dt.datetime, end: dt.datetime, quiet: list[tuple[dt.datetime, dt.datetime]]) -> list[tuple[dt.datetime, dt.datetime]]:
+    """[start, end) without the quiet periods."""
+    spans = [(start, end)]
+    for qa, qb in sorted(quiet):
+        out = []
+        for a, b in spans:
+            if qb <= a or qa >= b:
+                out.append((a, b))
+                continue
+            if a < qa:
+                out.append((a, qa))
+            if qb < b:
+                out.append((qb, b))
+        spans = out
+    return spans
+
+
 def background(world: World, p: Player, n_games: int, start: dt.datetime, end: dt.datetime,
                outsiders: list[Player], quiet: list[tuple[dt.datetime, dt.datetime]] = ()) -> None:
     """Schedule `n_games` games of `p` against outsiders near its strength, in sessions of 5-25
-    games spread over [start, end), none inside a `quiet` period."""
+    games spread over [start, end) outside the `quiet` periods (a session that would run into
+    one stops short; the games it would have played are not made up)."""
     rng = world.rng
+    spans = _allowed(start, end, list(quiet))
+    total = sum((b - a).total_seconds() for a, b in spans)
+    if total <= 0:
+        return
     sessions = max(1, n_games // 14)
-    span = (end - start).total_seconds()
-    starts = sorted(start + dt.timedelta(seconds=rng.random() * span) for _ in range(sessions))
+    offsets = sorted(rng.random() * total for _ in range(sessions))
     left = n_games
-    for i, t in enumerate(starts):
-        if any(a <= t < b for a, b in quiet):
-            t = max(b for a, b in quiet if a <= t < b) + dt.timedelta(hours=rng.randint(1, 48))
-            if t >= end:
-                t = start + dt.timedelta(seconds=rng.random() * span * 0.5)
-                if any(a <= t < b for a, b in quiet):
-                    continue
-        size = left if i == len(starts) - 1 else max(1, min(left, rng.randint(5, 25)))
+    i = 0
+    for si, off in enumerate(offsets):
+        for a, b in spans:  # map the offset into the allowed spans
+            length = (b - a).total_seconds()
+            if off < length:
+                t, limit = a + dt.timedelta(seconds=off), b
+                break
+            off -= length
+        else:
+            continue
+        size = left if si == len(offsets) - 1 else max(1, min(left, rng.randint(5, 25)))
         left -= size
         tc = rng.choice(BACKGROUND_CLOCKS)
         for _ in range(size):
+            if t >= limit:
+                break
             opp = min(outsiders, key=lambda o: abs(o.strength - p.strength - rng.gauss(0, 120)))
             white, black = (p, opp) if rng.random() < 0.5 else (opp, p)
             world.add(t, white, black, tc, rated=rng.random() > 0.04)
+            i += 1
             t += dt.timedelta(seconds=tc.initial_s * 2 + tc.increment_s * 90 + rng.randint(20, 90))  # after the longest game
         if left <= 0:
             break
@@ -477,11 +504,11 @@ class Season:
         # TEAM-ELIG-2: 900 rated antichess games
         p = self.roster[teams[5]][2]
         plan["n_games"][p.id] = 900
-        self.plant("TEAM-ELIG-2", p.name, "about 900 rated antichess games in all (1000 required)")
+        plan["count_before_registration"] = [("TEAM-ELIG-2", p)]
         # TEAM-ELIG-3: only ~60 rated games in the 3 months before registration
         p = self.roster[teams[1]][2]
-        plan["quiet"][p.id] = [(reg - dt.timedelta(days=92), reg - dt.timedelta(days=20))]
-        self.plant("TEAM-ELIG-3", p.name, "rated antichess games in the 3 months before registration well under 100")
+        plan["quiet"][p.id] = [(reg - dt.timedelta(days=92), reg - dt.timedelta(days=4))]
+        plan["count_recent"] = [("TEAM-ELIG-3", p)]
         # TEAM-ELIG-4: one cheat-detected game 8 months before registration; two within 24 months for another
         p = self.roster[teams[6]][1]
         plan["cheats"].append((p, reg - dt.timedelta(days=243)))
@@ -840,6 +867,9 @@ first_round_start = "2026-10-20T00:00:00Z"
 
 [stages.final]
 first_round_start = "{final_start}"
+
+[composition]
+strongest_players = [{strongest}]   # TEAM-COMP-3: the demo's six strongest players
 """
 
 ACWC_TOML = """\
@@ -898,6 +928,22 @@ def build_season(out: Path, seed: int = 2026, teams: int = 12, games: tuple[int,
             traps.append((rule, p.name, f"board 4: above the 2200 cap on {days}; only {len(counted)} count "
                                         "(RD above 80 does not): not a violation"))
 
+    # TEAM-ELIG-2/3: state the counts the data really holds at registration
+    def rated_games(p: Player, since: dt.datetime | None, until: dt.datetime) -> int:
+        n = 0
+        for g in s.world.games:
+            for color in ("white", "black"):
+                side = g["players"][color]
+                if side["user"]["id"] == p.id and "ratingDiff" in side and g["createdAt"] < _ms(until) and (
+                        since is None or g["createdAt"] >= _ms(since)):
+                    n += 1
+        return n
+    for rule, p in plan["count_before_registration"]:
+        s.plant(rule, p.name, f"{rated_games(p, None, TEAM_REGISTRATION)} rated antichess games before registration (1000 required)")
+    for rule, p in plan["count_recent"]:
+        s.plant(rule, p.name, f"{rated_games(p, TEAM_REGISTRATION - dt.timedelta(days=92), TEAM_REGISTRATION)} rated antichess "
+                              "games in the 3 months before registration (100 required)")
+
     lichess_dir = out / "lichess"
     (lichess_dir / "rating-history").mkdir(parents=True, exist_ok=True)
     registered = s.team_members() + [s.replacement] + s.acwc
@@ -926,7 +972,8 @@ def build_season(out: Path, seed: int = 2026, teams: int = 12, games: tuple[int,
     _csv(out / "TRAPS.csv", ("rule_id", "subject", "note"), traps)
     final_start = TEAM_START + dt.timedelta(days=49 + 7 * s.ko_rounds)
     (out / "tournament.toml").write_text(TEAM_TOML.format(seed=seed, teams=teams, ko_rounds=s.ko_rounds,
-                                                          final_start=final_start.strftime("%Y-%m-%dT%H:%M:%SZ")), encoding="utf-8")
+                                                          final_start=final_start.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                                                          strongest=", ".join(f'"{n}"' for n in s.strongest)), encoding="utf-8")
     rounds = int(math.log2(acwc_players)) + 2
     _csv(out / "acwc" / "players.csv", ("player", "seed_rating"), [(p.name, s.acwc_seed(p)) for p in s.acwc])
     _csv(out / "acwc" / "pairings.csv", ("stage", "round", "a", "b"), s.acwc_pairings)

@@ -392,7 +392,7 @@ def test_error_unknown_key_in_tournament(tmp_path: Path) -> None:
 def test_error_unknown_top_level_table(tmp_path: Path) -> None:
     msg = load_error(tmp_path, TEAM_HEADER + '\n[eligibilty]\nmin_rated_games = 500\n')
     assert msg == (
-        "tournament.toml key 'eligibilty': unknown key: expected one of eligibility, lichess, paths, "
+        "tournament.toml key 'eligibilty': unknown key: expected one of composition, eligibility, lichess, paths, "
         "rating_cap, stages, tournament"
     )
 
@@ -599,3 +599,17 @@ def test_time_control_cannot_be_negative() -> None:
     with pytest.raises(ValueError) as exc:
         TimeControl(-30, 1)
     assert str(exc.value) == "time control cannot be negative: -30+1"
+
+
+def test_composition_strongest_players(tmp_path: Path) -> None:
+    """TEAM-COMP-3: the strongest-players list is a config value (default empty); TEAM-COMP-2: 2 titled."""
+    p = tmp_path / "tournament.toml"
+    (tmp_path / "teams.csv").write_text("team,player,board\n", encoding="utf-8")
+    p.write_text('preset = "team-swiss"\n[tournament]\nid = "x"\n[paths]\nteams = "teams.csv"\npairings = "p.csv"\n'
+                 'database = "d.duckdb"\nexports = "e"\n[composition]\nstrongest_players = ["Pinni", "Preslav"]\n', encoding="utf-8")
+    cfg = load_config(p)
+    assert cfg.composition.strongest_players == ("Pinni", "Preslav") and cfg.composition.max_titled == 2
+    p.write_text(p.read_text(encoding="utf-8").replace('["Pinni", "Preslav"]', '"Pinni"'), encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load_config(p)
+    assert str(exc.value) == "tournament.toml key 'composition.strongest_players': expected a list of Lichess names, got 'Pinni'"
