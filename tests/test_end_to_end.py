@@ -130,3 +130,23 @@ def test_bad_input_exits_2_before_anything_is_written(skeleton: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1] == "error: teams.csv line 2: board '7' for player 'Alice': expected 1-3"
     assert not (skeleton.parent / "out").exists()
+
+
+@pytest.mark.prefect
+def test_every_readme_query_runs_on_a_nightly_database(skeleton: Path, prefect_api_url: str) -> None:
+    """The README's SQL how-tos are real: each runs against the views a nightly run publishes."""
+    import re
+
+    from flows.nightly import nightly
+
+    nightly(config_path=str(skeleton))
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sql\n(.*?)```", readme, re.S)
+    statements = [s.strip() for block in blocks for s in block.split(";") if s.strip()]
+    assert len(statements) >= 7  # one per contract view at least
+    con = duckdb.connect(str(skeleton.parent / "out" / "skeleton.duckdb"), read_only=True)
+    try:
+        for statement in statements:
+            con.sql(statement).fetchall()
+    finally:
+        con.close()
