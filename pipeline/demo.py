@@ -33,6 +33,15 @@ def ms(t: dt.datetime) -> int:
     return (t - EPOCH) // dt.timedelta(milliseconds=1)
 
 
+def new_game_id(rng: random.Random, taken: set[str]) -> str:
+    """A fresh 8-character Lichess-style game id (recorded in `taken`)."""
+    while True:
+        gid = "".join(rng.choice(ID_ALPHABET) for _ in range(8))
+        if gid not in taken:
+            taken.add(gid)
+            return gid
+
+
 def speed_of(tc: TimeControl) -> str:
     total = tc.initial_s + 40 * tc.increment_s
     for limit, name in ((29, "ultraBullet"), (179, "bullet"), (479, "blitz"), (1499, "rapid"), (21599, "classical")):
@@ -214,11 +223,7 @@ class World:
         self.ids: set[str] = set()
 
     def new_id(self) -> str:
-        while True:
-            gid = "".join(self.rng.choice(ID_ALPHABET) for _ in range(8))
-            if gid not in self.ids:
-                self.ids.add(gid)
-                return gid
+        return new_game_id(self.rng, self.ids)
 
     def play(self, white: DemoPlayer, black: DemoPlayer, tc: TimeControl, start: dt.datetime, rated: bool = True,
              variant: str = "antichess", want: str | None = ANY, game_id: str | None = None,

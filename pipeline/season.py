@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import glicko
-from pipeline.demo import ID_ALPHABET, PlayedGame, game_json, history_json, play_out
+from pipeline.demo import PlayedGame, game_json, history_json, new_game_id, play_out
 from pipeline.timecontrol import TimeControl, parse_time_control
 
 UTC = dt.UTC
@@ -117,11 +117,7 @@ class World:
                 self.pool[g.winner].append(g)
 
     def new_id(self) -> str:
-        while True:
-            gid = "".join(self.rng.choice(ID_ALPHABET) for _ in range(8))
-            if gid not in self.ids:
-                self.ids.add(gid)
-                return gid
+        return new_game_id(self.rng, self.ids)
 
     def add(self, start: dt.datetime, white: Player, black: Player, tc: TimeControl, **kw: Any) -> Spec:
         self.seq += 1

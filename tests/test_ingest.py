@@ -31,6 +31,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from lichess_data import write_dataset
 from pipeline import ingest, lichess, replay, store
 
 UTC = dt.UTC
@@ -101,17 +102,6 @@ GAMES = [
     _game("cz", "carol", "olga", T0 + 6 * H, "resign", winner="white"),
 ]
 GAME = {g["id"]: g for g in GAMES}
-
-
-def write_dataset(folder: Path, users: list[dict[str, Any]], games: list[dict[str, Any]],
-                  histories: dict[str, Any]) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "users.ndjson").write_text("".join(json.dumps(u) + "\n" for u in users), encoding="utf-8")
-    (folder / "games.ndjson").write_text("".join(json.dumps(g) + "\n" for g in games), encoding="utf-8")
-    (folder / "rating-history").mkdir(exist_ok=True)
-    for uid, hist in histories.items():
-        (folder / "rating-history" / f"{uid}.json").write_text(json.dumps(hist), encoding="utf-8")
-    return folder
 
 
 @pytest.fixture(scope="module")

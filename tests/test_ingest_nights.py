@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from lichess_data import write_dataset
 from pipeline import ingest, lichess, replay, store
 from pipeline.demo import DemoPlayer, World, history_json, user_json
 from pipeline.timecontrol import parse_time_control
@@ -92,12 +93,8 @@ def casual_world(tmp_path: Path) -> tuple[replay.Dataset, dt.datetime]:
     world.play(p1, p2, parse_time_control("1+0"), start - dt.timedelta(days=10), game_id="Rated001")
     world.play(p2, p1, parse_time_control("1+0"), start - dt.timedelta(days=9), game_id="Rated002")
     world.play(p1, p2, parse_time_control("2+5"), start + dt.timedelta(days=2), rated=False, game_id="Casual01")
-    folder = tmp_path / "casual"
-    (folder / "rating-history").mkdir(parents=True)
-    (folder / "users.ndjson").write_text("".join(json.dumps(user_json(p, start)) + "\n" for p in (p1, p2)), encoding="utf-8")
-    for p in (p1, p2):
-        (folder / "rating-history" / f"{p.id}.json").write_text(json.dumps(history_json(p)), encoding="utf-8")
-    (folder / "games.ndjson").write_text("".join(json.dumps(g) + "\n" for g in world.games), encoding="utf-8")
+    folder = write_dataset(tmp_path / "casual", [user_json(p, start) for p in (p1, p2)], world.games,
+                           {p.id: history_json(p) for p in (p1, p2)})
     return replay.Dataset.load(folder), start
 
 

@@ -24,6 +24,7 @@ import berserk
 import pytest
 import requests
 
+from lichess_data import write_dataset
 from pipeline import lichess, replay
 from pipeline.errors import InputError
 
@@ -83,17 +84,6 @@ ALICE_HISTORY = [
 ]
 
 MANY = [f"u{i:03d}" for i in range(305)]  # u000 … u304
-
-
-def write_dataset(folder: Path, users: list[dict[str, Any]], games: list[dict[str, Any]],
-                  histories: dict[str, Any]) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "users.ndjson").write_text("".join(json.dumps(u) + "\n" for u in users), encoding="utf-8")
-    (folder / "games.ndjson").write_text("".join(json.dumps(g) + "\n" for g in games), encoding="utf-8")
-    (folder / "rating-history").mkdir(exist_ok=True)
-    for uid, hist in histories.items():
-        (folder / "rating-history" / f"{uid}.json").write_text(json.dumps(hist), encoding="utf-8")
-    return folder
 
 
 @pytest.fixture(scope="module")
