@@ -66,7 +66,8 @@ def _summary(result: dict[str, Any]) -> None:
     for line in ingest_summary(result["ingest"], per_player=False):
         _say(line)
     _say(f"score: {sc['match_games']} match games ({sc['counted_games']} counted), {sc['team_matches']} matches, "
-         f"stages {', '.join(sc['stages']) or '-'}")
+         f"stages {', '.join(sc['stages']) or '-'}; {sc['verified']} new games verified, {sc['mismatches']} disagree "
+         "(see match_games.verdict)")
     for p in result["exports"]:
         _say(f"wrote {p}")
 

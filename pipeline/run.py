@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from pipeline import exports, ingest, lichess, linking, replay, scoring, standings, store
+from pipeline import exports, ingest, lichess, linking, replay, scoring, standings, store, verify
 from pipeline.config import Config
 from pipeline.inputs import Pairing, Roster, read_pairings, read_roster
 
@@ -91,6 +92,8 @@ class ScoreReport:
     counted_games: int = 0
     team_matches: int = 0
     standings_rows: int = 0
+    verified: int = 0
+    mismatches: int = 0
     stages: list[str] = field(default_factory=list)
 
 
@@ -127,9 +130,20 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
             report.counted_games += sum(g.counted for g in linked)
             report.team_matches += len(matches)
             report.standings_rows += len(table)
+        verify_new_games(con, now, report)
     finally:
         con.close()
     return report
+
+
+def verify_new_games(con: Any, now: dt.datetime, report: ScoreReport) -> None:
+    """Verify each counted game once (PGN vs JSON, board vs result); verdicts kept by game id."""
+    todo = store.query(con, "queries/games_to_verify")
+    verdicts = [verify.verify_game(g) for g in todo.iter_rows(named=True)]
+    with store.transaction(con):
+        store.upsert(con, "game_verdicts", [{**v.__dict__, "verified_at": now} for v in verdicts])
+    report.verified += len(verdicts)
+    report.mismatches += sum(v.verdict in ("mismatch", "unreadable") for v in verdicts)
 
 
 STANDINGS_COLUMNS = ("stage", "after_round", "rank", "entrant", "matches_played", "match_points", "points_scored",
