@@ -22,7 +22,7 @@ from pipeline.console import ingest_progress
 
 @task(name="ingest", cache_policy=NO_CACHE)
 def ingest_task(config: Config, inputs: run.Inputs, base_url: str, now: dt.datetime) -> dict[str, Any]:
-    with ingest_progress(len(inputs.roster.player_ids())) as progress:
+    with ingest_progress(len(inputs.player_ids())) as progress:
         return run.ingest_stage(config, inputs, base_url, now, progress=progress).summary()
 
 

@@ -115,7 +115,7 @@ def ingest(config: ConfigOpt, now: NowOpt = None) -> None:
     inputs = run.read_inputs(cfg)
     at = _now(now)
     with run.lichess_base_url(cfg, now=at if now else None) as base_url, \
-            ingest_progress(len(inputs.roster.player_ids())) as progress:
+            ingest_progress(len(inputs.player_ids())) as progress:
         report = run.ingest_stage(cfg, inputs, base_url, at, progress=progress)
     for line in ingest_summary(report.summary(), per_player=True):
         _say(line)

@@ -99,6 +99,7 @@ class Paths:
     pairings: Path
     database: Path
     exports: Path
+    overrides: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -331,6 +332,7 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         pairings=p.path("pairings", base),
         database=p.path("database", base),
         exports=p.path("exports", base),
+        overrides=p.path("overrides", base, None),
     )
     p.done()
     if kind == "team" and paths.teams is None:

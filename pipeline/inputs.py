@@ -244,3 +244,94 @@ def read_pairings(path: Path, config: Config, roster: Roster) -> tuple[Pairing, 
             raise InputError(path, f"line {line}", f"window_end {end.isoformat()} is not after window_start {start.isoformat()}")
         out.append(Pairing(stage.name, rnd, a, b, start, end, line))
     return tuple(out)
+
+
+# --------------------------------------------------------------------------- overrides.csv
+
+ACTIONS = ("forfeit", "zero_draw", "exclude_game", "include_game", "armageddon", "disqualify", "substitute", "replace")
+GAME_ID = re.compile(r"^[A-Za-z0-9]{8}$")
+
+
+@dataclass(frozen=True)
+class Override:
+    """One TD ruling from overrides.csv (contract 5), kept with its reason and line.
+
+    forfeit       subject forfeits the board (value empty) or one part (value = its clock) → the
+                  opponent scores it (TEAM-DQ-1, counted for TEAM-CONDUCT-3)
+    zero_draw     the board of `subject` is a 0-0 draw that counts as played (TEAM-SCORE-4)
+    exclude_game  game `value` does not count (reason excluded_by_td)
+    include_game  game `value` counts in its part although it is outside the window
+    armageddon    the tied match of entrant `subject` is won by entrant `value` (ARM-1)
+    disqualify    from this round on, `subject`'s unplayed boards go to the opponents (TEAM-DQ-1,
+                  ACWC-DQ-1); value `cheating` also gives them every board `subject` played
+    substitute    `value` (the team's 5th member) plays `subject`'s board in this round (TEAM-COMP-5)
+    replace       `value` takes `subject`'s place from this round on (TEAM-COMP-6)
+    """
+
+    stage: str
+    round: int
+    subject: str
+    action: str
+    value: str
+    reason: str
+    line: int
+    path: str = ""
+
+
+def read_overrides(path: Path, config: Config, roster: Roster, pairings: tuple[Pairing, ...]) -> tuple[Override, ...]:
+    """overrides.csv(stage, round, subject, action, value, reason): every row names what exists."""
+    stages = {s.name: s for s in config.stages}
+    players = {m.player_id: m for m in roster.members}
+    entrants = {e.lower(): e for e in roster.entrants}
+    out = []
+    for line, row in _rows(path, ("stage", "round", "subject", "action", "value", "reason"), ()):
+        where = f"line {line}"
+        stage = stages.get(row["stage"])
+        if stage is None:
+            raise InputError(path, where, f"stage {row['stage']!r}: expected one of {', '.join(stages)}")
+        try:
+            rnd = int(row["round"])
+        except ValueError:
+            rnd = 0
+        if not 1 <= rnd <= stage.rounds:
+            raise InputError(path, where, f"round {row['round']!r}: expected 1-{stage.rounds} for stage {stage.name!r}")
+        action = row["action"].lower()
+        if action not in ACTIONS:
+            raise InputError(path, where, f"action {row['action']!r}: expected one of {', '.join(ACTIONS)}")
+        if not row["reason"]:
+            raise InputError(path, where, f"{action} without a reason: expected the TD's reason (it is shown with the result)")
+        subject, value = row["subject"], row["value"]
+        paired = [p for p in pairings if p.stage == stage.name and p.round == rnd]
+        if action == "armageddon":
+            e_subject, e_value = entrants.get(subject.lower()), entrants.get(value.lower())
+            match = [p for p in paired if e_subject in (p.a, p.b)]
+            if not match:
+                raise InputError(path, where, f"subject {subject!r}: expected an entrant paired in {stage.name} round {rnd}")
+            if e_value not in (match[0].a, match[0].b):
+                raise InputError(path, where, f"value {value!r}: expected the winner, {match[0].a!r} or {match[0].b!r}")
+            subject, value = e_subject, e_value  # type: ignore[assignment]
+        elif action in ("exclude_game", "include_game"):
+            if not GAME_ID.match(value):
+                raise InputError(path, where, f"value {value!r}: expected a Lichess game id (8 letters and digits)")
+        else:
+            member = players.get(subject.lower())
+            if member is None:
+                raise InputError(path, where, f"subject {subject!r}: expected a registered player")
+            subject = member.player_id
+            if action == "forfeit" and value and value not in {str(p.time_control) for p in stage.parts}:
+                raise InputError(path, where, f"value {value!r}: expected empty (the whole board) or one of the "
+                                              f"{stage.name} parts {', '.join(str(p.time_control) for p in stage.parts)}")
+            if action in ("substitute", "replace"):
+                _username(path, line, value, "value")
+                value = value.lower()
+                if action == "substitute":
+                    sub = players.get(value)
+                    if sub is None or sub.entrant != member.entrant:
+                        raise InputError(path, where, f"value {row['value']!r}: expected a registered member of team {member.entrant!r}")
+            if action == "disqualify" and value not in ("", "cheating"):
+                raise InputError(path, where, f"value {value!r}: expected empty or cheating")
+            if action in ("zero_draw", "forfeit", "substitute") and not any(
+                    member.entrant in (p.a, p.b) for p in paired):
+                raise InputError(path, where, f"{member.player_name!r}'s team is not paired in {stage.name} round {rnd}")
+        out.append(Override(stage.name, rnd, subject, action, value, row["reason"], line, str(path)))
+    return tuple(out)

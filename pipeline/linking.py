@@ -20,11 +20,13 @@ from typing import Literal
 import polars as pl
 
 from pipeline.config import Part, Stage
-from pipeline.inputs import Pairing, Roster
+from pipeline.errors import InputError
+from pipeline.inputs import Override, Pairing, Roster
 from pipeline.timecontrol import TimeControl
 
 Reason = Literal[
-    "counted", "not_antichess", "aborted", "no_start", "outside_window", "wrong_time_control", "casual", "extra_game",
+    "counted", "included_by_td", "not_antichess", "aborted", "no_start", "outside_window", "wrong_time_control",
+    "casual", "extra_game", "excluded_by_td", "counted_in_other_round",
 ]
 NOT_PLAYED = {"aborted": "aborted", "created": "aborted", "started": "aborted", "noStart": "no_start"}
 
@@ -67,15 +69,43 @@ class MatchGame:
     b_points: float
 
 
-def board_pairings(pairings: tuple[Pairing, ...], roster: Roster, boards: int) -> list[BoardPairing]:
+@dataclass(frozen=True)
+class Lineup:
+    """Who plays board i for an entrant in a round: teams.csv, then the TD's `replace` (from its
+    round on, in its stage and the stages after it) and `substitute` (that round only) rulings."""
+
+    roster: Roster
+    overrides: tuple[Override, ...] = ()
+    stage_order: tuple[str, ...] = ()
+
+    def _after(self, o: Override, stage: str, rnd: int) -> bool:
+        order = {s: i for i, s in enumerate(self.stage_order)}
+        if o.stage == stage:
+            return rnd >= o.round
+        return order.get(stage, 0) > order.get(o.stage, 0)
+
+    def player(self, stage: str, rnd: int, entrant: str, board: int) -> str:
+        member = self.roster.on_board(entrant, board)
+        if member is None:  # inputs.read_teams guarantees boards 1..N
+            raise ValueError(f"{entrant!r}: no player on board {board}")
+        pid = member.player_id
+        for o in sorted(self.overrides, key=lambda o: (self.stage_order.index(o.stage) if o.stage in self.stage_order else 0, o.round)):
+            if o.action == "replace" and o.subject == pid and self._after(o, stage, rnd):
+                pid = o.value
+        for o in self.overrides:
+            if o.action == "substitute" and o.subject == pid and (o.stage, o.round) == (stage, rnd):
+                pid = o.value
+        return pid
+
+
+def board_pairings(pairings: tuple[Pairing, ...], roster: Roster, boards: int, lineup: Lineup | None = None) -> list[BoardPairing]:
     """Board i of a against board i of b, for every pairing (TEAM-SCORE-3: a match is its boards)."""
+    lineup = lineup or Lineup(roster)
     out = []
     for p in pairings:
         for board in range(1, boards + 1):
-            ma, mb = roster.on_board(p.a, board), roster.on_board(p.b, board)
-            if ma is None or mb is None:  # inputs.read_teams guarantees boards 1..N
-                raise ValueError(f"pairing {p.a!r} v {p.b!r}: no player on board {board}")
-            out.append(BoardPairing(p.stage, p.round, board, p.a, p.b, ma.player_id, mb.player_id, p.window_start, p.window_end))
+            pa, pb = lineup.player(p.stage, p.round, p.a, board), lineup.player(p.stage, p.round, p.b, board)
+            out.append(BoardPairing(p.stage, p.round, board, p.a, p.b, pa, pb, p.window_start, p.window_end))
     return out
 
 
@@ -86,8 +116,10 @@ def _points(part: Part, winner: str | None, a_is_white: bool) -> tuple[float, fl
     return (part.win, 0.0) if a_won else (0.0, part.win)
 
 
-def link_board(bp: BoardPairing, stage: Stage, games: list[dict]) -> list[MatchGame]:
-    """Classify every game between the board's two players near the window (games: dict rows)."""
+def link_board(bp: BoardPairing, stage: Stage, games: list[dict], excluded: frozenset[str] = frozenset(),
+               included: frozenset[str] = frozenset(), elsewhere: frozenset[str] = frozenset()) -> list[MatchGame]:
+    """Classify every game between the board's two players near the window (games: dict rows).
+    A TD can exclude a game (excluded_by_td) or include one from outside the window (included_by_td)."""
     margin = dt.timedelta(days=stage.window_margin_days)
     parts = {p.time_control: p for p in stage.parts}
     used: dict[TimeControl, int] = defaultdict(int)
@@ -99,11 +131,15 @@ def link_board(bp: BoardPairing, stage: Stage, games: list[dict]) -> list[MatchG
             tc = TimeControl(g["clock_initial_s"], g["clock_increment_s"])
         part = parts.get(tc) if tc else None
         reason: Reason
-        if g["variant"] != "antichess":
+        if g["game_id"] in excluded:
+            reason = "excluded_by_td"
+        elif g["game_id"] in elsewhere:
+            reason = "counted_in_other_round"  # a TD included it in another round's match
+        elif g["variant"] != "antichess":
             reason = "not_antichess"
         elif g["status"] in NOT_PLAYED:
             reason = NOT_PLAYED[g["status"]]  # type: ignore[assignment]
-        elif not bp.window_start <= g["created_at"] < bp.window_end:
+        elif not bp.window_start <= g["created_at"] < bp.window_end and g["game_id"] not in included:
             reason = "outside_window"
         elif part is None:
             reason = "wrong_time_control"
@@ -112,27 +148,38 @@ def link_board(bp: BoardPairing, stage: Stage, games: list[dict]) -> list[MatchG
         elif used[part.time_control] >= part.games:
             reason = "extra_game"
         else:
-            reason = "counted"
+            reason = "included_by_td" if g["game_id"] in included else "counted"
             used[part.time_control] += 1
         a_pts, b_pts = (0.0, 0.0)
-        if reason == "counted":
+        if reason in ("counted", "included_by_td"):
             assert part is not None
             a_pts, b_pts = _points(part, g["winner"], g["white_id"] == bp.player_a)
         out.append(MatchGame(
             bp.stage, bp.round, bp.board, bp.entrant_a, bp.entrant_b, bp.player_a, bp.player_b,
             g["game_id"], g["created_at"], g["last_move_at"], str(tc) if tc else None, str(part.time_control) if part else None,
-            reason == "counted", reason, a_pts, b_pts,
+            reason in ("counted", "included_by_td"), reason, a_pts, b_pts,
         ))
     return out
 
 
-def link_stage(stage: Stage, pairings: tuple[Pairing, ...], roster: Roster, boards: int, games: pl.DataFrame) -> list[MatchGame]:
-    """Link every board of every pairing of one stage."""
+def link_stage(stage: Stage, pairings: tuple[Pairing, ...], roster: Roster, boards: int, games: pl.DataFrame,
+               lineup: Lineup | None = None, overrides: tuple[Override, ...] = ()) -> list[MatchGame]:
+    """Link every board of every pairing of one stage. An exclude_game/include_game ruling that
+    names no game between paired players near that round's window is an InputError."""
     by_pair: dict[frozenset[str], list[dict]] = defaultdict(list)
     for g in games.select(GAME_COLUMNS).iter_rows(named=True):
         if g["white_id"] and g["black_id"]:
             by_pair[frozenset((g["white_id"], g["black_id"]))].append(g)
+    rulings = [o for o in overrides if o.stage == stage.name and o.action in ("exclude_game", "include_game")]
     out: list[MatchGame] = []
-    for bp in board_pairings(tuple(p for p in pairings if p.stage == stage.name), roster, boards):
-        out.extend(link_board(bp, stage, by_pair.get(frozenset((bp.player_a, bp.player_b)), [])))
+    for bp in board_pairings(tuple(p for p in pairings if p.stage == stage.name), roster, boards, lineup):
+        mine = [o for o in rulings if o.round == bp.round]
+        out.extend(link_board(bp, stage, by_pair.get(frozenset((bp.player_a, bp.player_b)), []),
+                              excluded=frozenset(o.value for o in mine if o.action == "exclude_game"),
+                              included=frozenset(o.value for o in mine if o.action == "include_game"),
+                              elsewhere=frozenset(o.value for o in rulings if o.action == "include_game" and o.round != bp.round)))
+    for o in rulings:
+        if not any(m.game_id == o.value and m.round == o.round for m in out):
+            raise InputError(o.path, f"line {o.line}", f"{o.action} {o.value!r}: expected a game between paired players "
+                                                       f"near the window of {o.stage} round {o.round}")
     return out

@@ -19,7 +19,7 @@ from typing import Any
 
 from pipeline import exports, ingest, lichess, linking, replay, scoring, standings, store, verify
 from pipeline.config import Config
-from pipeline.inputs import Pairing, Roster, read_pairings, read_roster
+from pipeline.inputs import Override, Pairing, Roster, read_overrides, read_pairings, read_roster
 
 log = logging.getLogger(__name__)
 
@@ -30,11 +30,19 @@ class Inputs:
 
     roster: Roster
     pairings: tuple[Pairing, ...]
+    overrides: tuple[Override, ...] = ()
+
+    def player_ids(self) -> tuple[str, ...]:
+        """Everyone whose games matter: the registered players and the TD's replacements."""
+        extra = (o.value for o in self.overrides if o.action == "replace")
+        return tuple(dict.fromkeys([*self.roster.player_ids(), *extra]))
 
 
 def read_inputs(config: Config) -> Inputs:
     roster = read_roster(config)
-    return Inputs(roster, read_pairings(config.paths.pairings, config, roster))
+    pairings = read_pairings(config.paths.pairings, config, roster)
+    overrides = read_overrides(config.paths.overrides, config, roster, pairings) if config.paths.overrides else ()
+    return Inputs(roster, pairings, overrides)
 
 
 @contextlib.contextmanager
@@ -56,6 +64,10 @@ def token_from_env(config: Config) -> str | None:
     return os.environ.get(config.lichess.token_env) or None
 
 
+def lineup(config: Config, inputs: Inputs) -> linking.Lineup:
+    return linking.Lineup(inputs.roster, inputs.overrides, tuple(s.name for s in config.stages))
+
+
 def watched_boards(config: Config, inputs: Inputs) -> list[ingest.WatchedBoard]:
     """Every board of every pairing with its window widened by the stage's margin: casual games
     between its players are looked for while the window is open (ingest's vs requests)."""
@@ -63,7 +75,7 @@ def watched_boards(config: Config, inputs: Inputs) -> list[ingest.WatchedBoard]:
     for stage in config.stages:
         pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
         margin = dt.timedelta(days=stage.window_margin_days)
-        for bp in linking.board_pairings(pairings, inputs.roster, config.boards):
+        for bp in linking.board_pairings(pairings, inputs.roster, config.boards, lineup(config, inputs)):
             out.append(ingest.WatchedBoard(bp.player_a, bp.player_b, bp.window_start - margin, bp.window_end + margin))
     return out
 
@@ -80,7 +92,7 @@ def ingest_stage(config: Config, inputs: Inputs, base_url: str, now: dt.datetime
     client = lichess.make_client(base_url, token, li.timeout_s, policy, sleep=sleep)
     con = store.connect(config.paths.database)
     try:
-        return ingest.ingest(con, client, inputs.roster.player_ids(), li.history_since, now,
+        return ingest.ingest(con, client, inputs.player_ids(), li.history_since, now,
                              watch=watched_boards(config, inputs), concurrency=li.concurrency, progress=progress)
     finally:
         con.close()
@@ -108,15 +120,17 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
                 {"stage": p.stage, "round": p.round, "entrant_a": p.a, "entrant_b": p.b,
                  "window_start": p.window_start, "window_end": p.window_end} for p in inputs.pairings
             ])
+            store.replace_where(con, "td_overrides", {}, list(inputs.overrides))
         games = store.query(con, "queries/games_between_registered")
         for stage in config.stages:
             pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
             if not pairings:
                 continue
-            boards = linking.board_pairings(pairings, inputs.roster, config.boards)
-            linked = linking.link_stage(stage, pairings, inputs.roster, config.boards, games)
-            results = scoring.score_boards(stage, linked, boards)
-            matches = scoring.score_matches(stage, linked, results, pairings, config.boards, now)
+            boards = linking.board_pairings(pairings, inputs.roster, config.boards, lineup(config, inputs))
+            linked = linking.link_stage(stage, pairings, inputs.roster, config.boards, games, lineup(config, inputs),
+                                        inputs.overrides)
+            results = scoring.score_boards(stage, linked, boards, inputs.overrides)
+            matches = scoring.score_matches(stage, linked, results, pairings, config.boards, now, inputs.overrides)
             entrants = inputs.roster.entrants if stage.kind == "swiss" else tuple(dict.fromkeys(e for p in pairings for e in (p.a, p.b)))
             table = standings.stage_standings(stage, entrants, matches)
             with store.transaction(con):

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Literal
 
 from pipeline.config import Stage
-from pipeline.inputs import Pairing
+from pipeline.inputs import Override, Pairing
 from pipeline.linking import BoardPairing, MatchGame
 
 Outcome = Literal["a", "b", "draw", "pending"]
@@ -38,6 +38,7 @@ class BoardResult:
     games_due: int
     a_points: float
     b_points: float
+    override: str = ""  # the TD ruling that set this result, with its reason
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class TeamMatch:
     decided_by_game_id: str | None
     outcome: Outcome
     winner: str | None
+    override: str = ""
 
 
 def winning_points(stage: Stage, boards: int) -> float:
@@ -68,8 +70,27 @@ def winning_points(stage: Stage, boards: int) -> float:
     return float((math.floor(maximum / 2 / step) + 1) * step)  # the first score above half
 
 
-def score_boards(stage: Stage, linked: list[MatchGame], board_pairings: list[BoardPairing]) -> list[BoardResult]:
-    """One row per (pairing, board, part) plus the board's total; unplayed parts show 0 of N."""
+def _rulings(bp: BoardPairing, overrides: tuple[Override, ...]) -> list[Override]:
+    """The TD rulings that set this board's result (forfeit, zero_draw, disqualify)."""
+    out = []
+    for o in overrides:
+        if o.stage != bp.stage or o.subject not in (bp.player_a, bp.player_b):
+            continue
+        if o.action in ("zero_draw", "forfeit") and o.round == bp.round:
+            out.append(o)
+        elif o.action == "disqualify" and (bp.round >= o.round or o.value == "cheating"):
+            out.append(o)
+    return out
+
+
+def score_boards(stage: Stage, linked: list[MatchGame], board_pairings: list[BoardPairing],
+                 overrides: tuple[Override, ...] = ()) -> list[BoardResult]:
+    """One row per (pairing, board, part) plus the board's total; unplayed parts show 0 of N.
+
+    TD rulings: a 0-0 draw counts as played and scores nothing (TEAM-SCORE-4); a forfeited board
+    or part is scored as won by the opponent in every game (TEAM-DQ-1); a disqualified player's
+    unfinished boards from the ruling's round on go to the opponent, and with `cheating` every
+    board the player played in the stage (TEAM-DQ-1, ACWC-DQ-1)."""
     counted: dict[tuple[int, str, int, str], list[MatchGame]] = defaultdict(list)
     for g in linked:
         if g.counted and g.part is not None:
@@ -78,21 +99,38 @@ def score_boards(stage: Stage, linked: list[MatchGame], board_pairings: list[Boa
     for bp in board_pairings:
         if bp.stage != stage.name:
             continue
-        rows = []
+        parts = {}
         for part in stage.parts:
             games = counted.get((bp.round, bp.entrant_a, bp.board, str(part.time_control)), [])
-            rows.append(BoardResult(stage.name, bp.round, bp.board, bp.entrant_a, bp.entrant_b, bp.player_a, bp.player_b,
-                                    str(part.time_control), len(games), part.games,
-                                    sum(g.a_points for g in games), sum(g.b_points for g in games)))
+            parts[str(part.time_control)] = [len(games), part.games, sum(g.a_points for g in games), sum(g.b_points for g in games)]
+        note = ""
+        for o in _rulings(bp, overrides):
+            loser_is_a = o.subject == bp.player_a
+            played = sum(v[0] for v in parts.values())
+            due = sum(v[1] for v in parts.values())
+            if o.action == "zero_draw":
+                parts = {k: [v[1], v[1], 0.0, 0.0] for k, v in parts.items()}
+            elif o.action == "disqualify" and o.value != "cheating" and played >= due:
+                continue  # a finished board stands (TEAM-DQ-1: only an incomplete pairing goes to the opponent)
+            else:
+                forfeited = [o.value] if o.action == "forfeit" and o.value else list(parts)
+                for part in stage.parts:
+                    k = str(part.time_control)
+                    if k in forfeited:
+                        full = part.max_points
+                        parts[k] = [part.games, part.games, 0.0 if loser_is_a else full, full if loser_is_a else 0.0]
+            note = f"{o.action}{' ' + o.value if o.value else ''} ({o.subject}): {o.reason}"
+        rows = [BoardResult(stage.name, bp.round, bp.board, bp.entrant_a, bp.entrant_b, bp.player_a, bp.player_b,
+                            k, v[0], v[1], v[2], v[3], note) for k, v in parts.items()]
         out.extend(rows)
         out.append(BoardResult(stage.name, bp.round, bp.board, bp.entrant_a, bp.entrant_b, bp.player_a, bp.player_b, "total",
                                sum(r.games_played for r in rows), sum(r.games_due for r in rows),
-                               sum(r.a_points for r in rows), sum(r.b_points for r in rows)))
+                               sum(r.a_points for r in rows), sum(r.b_points for r in rows), note))
     return out
 
 
 def score_matches(stage: Stage, linked: list[MatchGame], results: list[BoardResult], pairings: tuple[Pairing, ...],
-                  boards: int, now: dt.datetime) -> list[TeamMatch]:
+                  boards: int, now: dt.datetime, overrides: tuple[Override, ...] = ()) -> list[TeamMatch]:
     """Team match totals and outcome. A match is decided when a side reaches the winning points,
     or when every game is played, or when its round window has closed (then the score stands)."""
     win_at = winning_points(stage, boards)
@@ -125,6 +163,13 @@ def score_matches(stage: Stage, linked: list[MatchGame], results: list[BoardResu
             outcome = "a" if a > b else "b" if b > a else "draw"
         else:
             outcome = "pending"
+        note = ""
+        for o in overrides:  # ARM-1: a tied match decided by the armageddon game, entered by the TD
+            if o.action == "armageddon" and (o.stage, o.round) == (stage.name, p.round) and o.subject in (p.a, p.b):
+                if outcome == "draw":
+                    outcome = "a" if o.value == p.a else "b"
+                note = f"armageddon won by {o.value}: {o.reason}"
         winner = p.a if outcome == "a" else p.b if outcome == "b" else None
-        out.append(TeamMatch(stage.name, p.round, p.a, p.b, a, b, max_points, win_at, played, due, decided_by, outcome, winner))
+        out.append(TeamMatch(stage.name, p.round, p.a, p.b, a, b, max_points, win_at, played, due, decided_by, outcome,
+                             winner, note))
     return out

@@ -542,6 +542,8 @@ class Season:
         for d in (30, 180, 330):
             plan["crossings"].append((cap4["rd"], since + dt.timedelta(days=d, hours=11), dt.timedelta(0)))
         plan["cap_players"] = cap4
+        forfeiter = self.roster[teams[-1]][2]
+        self.replacement = self.player(forfeiter.strength - 50, dt.datetime(2019, 3, 3, tzinfo=UTC))
         for p, day, hold in plan["crossings"]:
             plan["quiet"].setdefault(p.id, []).append((day - dt.timedelta(hours=12), day + hold + dt.timedelta(hours=14)))
         return plan
@@ -596,7 +598,7 @@ class Season:
         if len(teams) % 2:
             raise ValueError("the demo pairs every team every round: give an even number of teams")
         outsiders = outsiders_for(w, TEAM_END - SPAN)
-        self.play_histories(self.team_members(), TEAM_END, outsiders, plan)
+        self.play_histories(self.team_members() + [self.replacement], TEAM_END, outsiders, plan)
         self.crossings = [Crossing(w, p, 2200, day, hold, min(outsiders, key=lambda o: abs(o.strength - 2200)))
                           for p, day, hold in plan["crossings"]]
         forfeiter = self.roster[teams[-1]][2]
@@ -638,7 +640,7 @@ class Season:
                     self.overrides.append(("swiss", 5, bm.a.name, "zero_draw", "", "no one at fault for the unplayed board"))
                     self.plant("TEAM-SCORE-4", bm.a.name, f"swiss round 5: board 4 against {bm.b.name} unplayed, ruled a 0-0 draw (override)")
                     return {"skip": True}
-                if rnd in (6, 7) and forfeiter in (bm.a, bm.b):
+                if rnd in (5, 6) and forfeiter in (bm.a, bm.b):
                     self.overrides.append(("swiss", rnd, forfeiter.name, "forfeit", "", "did not show up for the match"))
                     winner = "b" if forfeiter is bm.a else "a"
                     bm.points[winner] += 144  # the opponent wins the board (TEAM-DQ-1)
@@ -659,14 +661,20 @@ class Season:
                 order = sorted(teams, key=lambda t: (-table[t][0], -table[t][1], teams.index(t)))
                 pairs = swiss_pairs(order, played)
             played |= {frozenset(p) for p in pairs}
-            results += self.team_round("swiss", rnd, window, pairs, SWISS_PARTS, planted(rnd))
-        self.plant("TEAM-CONDUCT-3", forfeiter.name, "forfeited swiss rounds 6 and 7: disqualified after two forfeits (overrides)")
-        self.overrides.append(("swiss", 7, forfeiter.name, "disqualify", "", "two forfeits (TEAM-CONDUCT-3)"))
-        replacement = self.player(forfeiter.strength - 50, dt.datetime(2019, 3, 3, tzinfo=UTC))
-        self.replacement = replacement
-        self.overrides.append(("swiss", 7, forfeiter.name, "replace", replacement.name, "replacement for the disqualified player"))
-        self.plant("TEAM-COMP-6", replacement.name, f"replaces the disqualified {forfeiter.name} but is rated only about 50 below (100 required)")
-        self.play_histories([replacement], TEAM_END, outsiders, {})
+            if rnd == 7:  # the replacement plays the disqualified player's board from round 7 on
+                team = teams[-1]
+                self.roster[team][2] = self.replacement
+                results += self.team_round("swiss", rnd, window, pairs, SWISS_PARTS, planted(rnd))
+                self.roster[team][2] = forfeiter
+            else:
+                results += self.team_round("swiss", rnd, window, pairs, SWISS_PARTS, planted(rnd))
+            if rnd == 6:
+                self.overrides.append(("swiss", 6, forfeiter.name, "disqualify", "", "two forfeits (TEAM-CONDUCT-3)"))
+                self.overrides.append(("swiss", 7, forfeiter.name, "replace", self.replacement.name,
+                                       "replacement for the disqualified player"))
+        self.plant("TEAM-CONDUCT-3", forfeiter.name, "forfeited swiss rounds 5 and 6: disqualified after two forfeits (overrides)")
+        self.plant("TEAM-COMP-6", self.replacement.name, f"replaces the disqualified {forfeiter.name} from round 7 "
+                                                         "but is rated only about 50 below (100 required)")
 
         w.run_until(TEAM_START + dt.timedelta(days=49))
         table = self.standings(results)
@@ -853,6 +861,7 @@ teams = "teams.csv"
 pairings = "pairings.csv"
 database = "out/team.duckdb"
 exports = "out/exports"
+overrides = "overrides.csv"
 
 [stages.swiss]
 first_round_start = "2026-09-01T00:00:00Z"   # a Tuesday; each round runs to Monday 23:59:59 UTC

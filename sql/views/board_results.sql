@@ -1,4 +1,5 @@
 -- board_results: one row per (stage, round, board match, part); part = 'total' holds the board totals (contract 4).
+-- override: the TD ruling that set the result, with its reason ('' when the games decided it).
 CREATE OR REPLACE VIEW board_results AS
-SELECT stage, round, board, team_a, team_b, player_a, player_b, part, games_played, a_points, b_points, games_due
+SELECT stage, round, board, team_a, team_b, player_a, player_b, part, games_played, a_points, b_points, games_due, override
 FROM scored_board_results;

@@ -1,0 +1,3 @@
+-- overrides: one row per TD ruling from overrides.csv, in file order.
+CREATE OR REPLACE VIEW overrides AS
+SELECT stage, round, subject, action, value, reason, line FROM td_overrides ORDER BY line;
