@@ -65,6 +65,7 @@ class Stage:
     first_round_start: dt.datetime | None
     round_days: int
     window_margin_days: int
+    play_all: bool = False            # ACWC-C-1: every game is played; no early decision at the winning total
 
     @property
     def board_max_points(self) -> float:
@@ -448,6 +449,7 @@ def _build_stage(s: _Table, name: str) -> Stage:
         first_round_start=s.instant("first_round_start", None),
         round_days=s.int_("round_days", 7, minimum=1),
         window_margin_days=s.int_("window_margin_days", 3),
+        play_all=s.bool_("play_all", False),
     )
     s.done()
     return stage

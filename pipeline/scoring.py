@@ -155,11 +155,14 @@ def score_matches(stage: Stage, linked: list[MatchGame], results: list[BoardResu
                 decided_by = g.game_id
                 break
         outcome: Outcome
-        if a >= win_at:
+        complete = played >= due or now >= p.window_end
+        if stage.play_all and not complete:
+            outcome = "pending"  # ACWC-C-1: all games are played before a result stands
+        elif a >= win_at:
             outcome = "a"
         elif b >= win_at:
             outcome = "b"
-        elif played >= due or now >= p.window_end:
+        elif complete:
             outcome = "a" if a > b else "b" if b > a else "draw"
         else:
             outcome = "pending"

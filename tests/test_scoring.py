@@ -6,6 +6,7 @@ a side reaches the winning total), ACWC-Q-2 (10 games, win 1, draw 0.5: 5.5 wins
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from pathlib import Path
 
@@ -105,3 +106,22 @@ def test_odd_maximum_threshold_is_the_first_score_above_half(tmp_path: Path) -> 
     assert winning_points(stage, 3) == 11  # half is 10.5; scores move by 0.5 → 11.0
     stage = dataclasses.replace(base, parts=(base.parts[0].__class__(base.parts[0].time_control, 1, 7, 3),))
     assert winning_points(stage, 3) == 11  # whole points: 11 is the first above 10.5
+
+
+def test_acwc_candidates_play_all_ten(tmp_path: Path) -> None:
+    """ACWC-Q-2: a qualification match is decided at 5.5 and the rest is optional; ACWC-C-1: a
+    candidates match stands only when all 10 games are played (or the window has closed)."""
+    cfg = config(tmp_path, "acwc-2021")
+    q, c = cfg.stage("qualification"), cfg.stage("candidates")
+    assert (q.play_all, c.play_all) == (False, True)
+    linked = [MatchGame(st, 1, 1, "x", "y", "x", "y", f"g{i}", START + dt.timedelta(hours=i), START + dt.timedelta(hours=i, minutes=9),
+                        "2+5", "2+5", True, "counted", 1.0, 0.0) for i in range(6) for st in ("qualification",)]
+    for st in (q, c):
+        rows = [dataclasses.replace(m, stage=st.name) for m in linked]
+        bps = [BoardPairing(st.name, 1, 1, "x", "y", "x", "y", START, START + dt.timedelta(days=7))]
+        results = score_boards(st, rows, bps)
+        pairing = (Pairing(st.name, 1, "x", "y", START, START + dt.timedelta(days=7), 2),)
+        [m] = score_matches(st, rows, results, pairing, 1, now=START + dt.timedelta(days=1))
+        assert (m.a_points, m.games_played, m.games_due) == (6, 6, 10)
+        assert m.outcome == ("a" if st is q else "pending"), st.name
+        assert m.decided_by_game_id == "g5"  # 5.5 reached with the sixth win either way
