@@ -26,8 +26,10 @@ from pipeline.timecontrol import TimeControl
 
 Reason = Literal[
     "counted", "included_by_td", "not_antichess", "aborted", "no_start", "outside_window", "wrong_time_control",
-    "casual", "extra_game", "excluded_by_td", "counted_in_other_round",
+    "casual", "extra_game", "excluded_by_td", "counted_in_other_round", "captains_tiebreak",
 ]
+CAPTAINS_CLOCK = TimeControl(180, 0)   # TEAM-KO-1: the captains play 4 games of 3+0
+CAPTAINS_GAMES = 4
 NOT_PLAYED = {"aborted": "aborted", "created": "aborted", "started": "aborted", "noStart": "no_start"}
 
 GAME_COLUMNS = (
@@ -162,8 +164,36 @@ def link_board(bp: BoardPairing, stage: Stage, games: list[dict], excluded: froz
     return out
 
 
+def link_captains(stage: Stage, pairings: tuple[Pairing, ...], captains: dict[str, str],
+                  by_pair: dict[frozenset[str], list[dict]]) -> list[MatchGame]:
+    """TEAM-KO-1: the captains' 3+0 games of a knockout match, listed as board 0 with reason
+    captains_tiebreak (the first 4 in or near the window, win 1, draw 1/2). They never enter the
+    board totals; scoring uses them only when the match is tied."""
+    out = []
+    for p in pairings:
+        ca, cb = captains.get(p.a), captains.get(p.b)
+        if not ca or not cb:
+            continue
+        margin = dt.timedelta(days=stage.window_margin_days)
+        games = sorted((g for g in by_pair.get(frozenset((ca, cb)), [])
+                        if p.window_start <= g["created_at"] < p.window_end + margin and g["variant"] == "antichess"
+                        and g["status"] not in NOT_PLAYED and (g["clock_initial_s"], g["clock_increment_s"]) ==
+                        (CAPTAINS_CLOCK.initial_s, CAPTAINS_CLOCK.increment_s)),
+                       key=lambda g: (g["created_at"], g["game_id"]))[:CAPTAINS_GAMES]
+        for g in games:
+            a_white = g["white_id"] == ca
+            if g["winner"] is None:
+                a_pts, b_pts = 0.5, 0.5
+            else:
+                a_pts, b_pts = (1.0, 0.0) if (g["winner"] == "white") == a_white else (0.0, 1.0)
+            out.append(MatchGame(stage.name, p.round, 0, p.a, p.b, ca, cb, g["game_id"], g["created_at"], g["last_move_at"],
+                                 str(CAPTAINS_CLOCK), str(CAPTAINS_CLOCK), False, "captains_tiebreak", a_pts, b_pts))
+    return out
+
+
 def link_stage(stage: Stage, pairings: tuple[Pairing, ...], roster: Roster, boards: int, games: pl.DataFrame,
-               lineup: Lineup | None = None, overrides: tuple[Override, ...] = ()) -> list[MatchGame]:
+               lineup: Lineup | None = None, overrides: tuple[Override, ...] = (),
+               captains: dict[str, str] | None = None) -> list[MatchGame]:
     """Link every board of every pairing of one stage. An exclude_game/include_game ruling that
     names no game between paired players near that round's window is an InputError."""
     by_pair: dict[frozenset[str], list[dict]] = defaultdict(list)
@@ -178,6 +208,8 @@ def link_stage(stage: Stage, pairings: tuple[Pairing, ...], roster: Roster, boar
                               excluded=frozenset(o.value for o in mine if o.action == "exclude_game"),
                               included=frozenset(o.value for o in mine if o.action == "include_game"),
                               elsewhere=frozenset(o.value for o in rulings if o.action == "include_game" and o.round != bp.round)))
+    if stage.kind == "knockout" and captains:
+        out.extend(link_captains(stage, tuple(p for p in pairings if p.stage == stage.name), captains, by_pair))
     for o in rulings:
         if not any(m.game_id == o.value and m.round == o.round for m in out):
             raise InputError(o.path, f"line {o.line}", f"{o.action} {o.value!r}: expected a game between paired players "

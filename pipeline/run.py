@@ -127,10 +127,11 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
             if not pairings:
                 continue
             boards = linking.board_pairings(pairings, inputs.roster, config.boards, lineup(config, inputs))
+            captains = {m.entrant: m.player_id for m in inputs.roster.members if m.is_captain} if config.kind == "team" else {}
             linked = linking.link_stage(stage, pairings, inputs.roster, config.boards, games, lineup(config, inputs),
-                                        inputs.overrides)
+                                        inputs.overrides, captains)
             results = scoring.score_boards(stage, linked, boards, inputs.overrides)
-            matches = scoring.score_matches(stage, linked, results, pairings, config.boards, now, inputs.overrides)
+            matches = scoring.score_matches(stage, linked, results, pairings, config.boards, now, inputs.overrides, captains)
             entrants = inputs.roster.entrants if stage.kind == "swiss" else tuple(dict.fromkeys(e for p in pairings for e in (p.a, p.b)))
             table = standings.stage_standings(stage, entrants, matches)
             with store.transaction(con):

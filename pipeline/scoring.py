@@ -57,6 +57,7 @@ class TeamMatch:
     outcome: Outcome
     winner: str | None
     override: str = ""
+    tiebreak: str = ""  # how a tied knockout match was decided (TEAM-KO-1), or what it still needs
 
 
 def winning_points(stage: Stage, boards: int) -> float:
@@ -129,8 +130,39 @@ def score_boards(stage: Stage, linked: list[MatchGame], board_pairings: list[Boa
     return out
 
 
+def knockout_tiebreak(p: Pairing, linked: list[MatchGame], results: list[BoardResult],
+                      captains: dict[str, str]) -> tuple[Outcome, str]:
+    """TEAM-KO-1 for a match tied on points: an advantage point to the winner of the captains' board
+    match if the captains met on one board; then the captains' 4 games of 3+0 (the point counts as
+    1-0 before them). Still level (2-2, 2.5-2.5 with the point) → an armageddon, entered by the TD."""
+    ca, cb = captains.get(p.a), captains.get(p.b)
+    if not ca or not cb:
+        return "draw", "tied: the captains are not known, a TD ruling decides (TEAM-KO-1)"
+    adv_a = adv_b = 0.0
+    met = [r for r in results if r.part == "total" and r.round == p.round and r.team_a == p.a
+           and (r.player_a, r.player_b) == (ca, cb)]
+    note = "the captains did not meet on one board: no advantage point"
+    if met:
+        board = met[0]
+        if board.a_points != board.b_points:
+            adv_a, adv_b = (1.0, 0.0) if board.a_points > board.b_points else (0.0, 1.0)
+            note = f"advantage point to {p.a if adv_a else p.b} (captains' board {board.board})"
+        else:
+            note = f"the captains' board {board.board} was tied: no advantage point"
+    games = [g for g in linked if g.reason == "captains_tiebreak" and g.round == p.round and g.entrant_a == p.a]
+    ga, gb = sum(g.a_points for g in games), sum(g.b_points for g in games)
+    score = f"{note}; captains' 3+0 games {ga:g}-{gb:g} ({len(games)} of 4)"
+    ta, tb = adv_a + ga, adv_b + gb
+    if len(games) == 4 and ta != tb:
+        return ("a" if ta > tb else "b"), f"TEAM-KO-1: {score}; {ta:g}-{tb:g} → {p.a if ta > tb else p.b}"
+    if len(games) == 4:
+        return "draw", f"TEAM-KO-1: {score}; still level {ta:g}-{tb:g} → armageddon (ARM-1, a TD ruling)"
+    return "draw", f"TEAM-KO-1: {score}: waiting for the captains' games"
+
+
 def score_matches(stage: Stage, linked: list[MatchGame], results: list[BoardResult], pairings: tuple[Pairing, ...],
-                  boards: int, now: dt.datetime, overrides: tuple[Override, ...] = ()) -> list[TeamMatch]:
+                  boards: int, now: dt.datetime, overrides: tuple[Override, ...] = (),
+                  captains: dict[str, str] | None = None) -> list[TeamMatch]:
     """Team match totals and outcome. A match is decided when a side reaches the winning points,
     or when every game is played, or when its round window has closed (then the score stands)."""
     win_at = winning_points(stage, boards)
@@ -166,6 +198,12 @@ def score_matches(stage: Stage, linked: list[MatchGame], results: list[BoardResu
             outcome = "a" if a > b else "b" if b > a else "draw"
         else:
             outcome = "pending"
+        tiebreak = ""
+        if outcome == "draw" and stage.kind == "knockout":
+            if captains:
+                outcome, tiebreak = knockout_tiebreak(p, linked, results, captains)
+            else:
+                tiebreak = "tied: armageddon (ACWC-SF-1) or a replay (ACWC-F-1), entered by the TD"
         note = ""
         for o in overrides:  # ARM-1: a tied match decided by the armageddon game, entered by the TD
             if o.action == "armageddon" and (o.stage, o.round) == (stage.name, p.round) and o.subject in (p.a, p.b):
@@ -174,5 +212,5 @@ def score_matches(stage: Stage, linked: list[MatchGame], results: list[BoardResu
                 note = f"armageddon won by {o.value}: {o.reason}"
         winner = p.a if outcome == "a" else p.b if outcome == "b" else None
         out.append(TeamMatch(stage.name, p.round, p.a, p.b, a, b, max_points, win_at, played, due, decided_by, outcome,
-                             winner, note))
+                             winner, note, tiebreak))
     return out

@@ -138,3 +138,19 @@ def test_exclude_and_include_games(cfg) -> None:
         link_stage(stage, pairings, roster, 4, frame, overrides=overs)
     assert str(exc.value) == ("overrides.csv line 2: exclude_game 'Missing1': expected a game between paired players "
                               "near the window of swiss round 1")
+
+
+def test_disqualified_for_cheating_loses_finished_boards_too(cfg) -> None:
+    """TEAM-DQ-1 / ACWC-DQ-1: a player banned for cheating has completed matches adjudicated to
+    the opponents; a plain disqualification leaves a finished board as played."""
+    from pipeline.linking import MatchGame
+
+    stage = cfg.stage("swiss")
+    t = START + dt.timedelta(days=1)
+    played = [MatchGame("swiss", 1, 1, "Alpha", "Beta", "a1xx", "b1xx", f"g{i:07d}", t, t, tc, tc, True, "counted", a, b)
+              for i, (tc, a, b) in enumerate([("0+2", 6, 0)] * 8 + [("2+5", 12, 0)] * 4 + [("1+2", 8, 0)] * 6)]
+    plain = score_boards(stage, played, bps(cfg, ()), rulings(cfg, "swiss,1,A1xx,disqualify,,two forfeits\n"))
+    cheat = score_boards(stage, played, bps(cfg, ()), rulings(cfg, "swiss,1,A1xx,disqualify,cheating,engine mark\n"))
+    assert (board(plain, 1).a_points, board(plain, 1).b_points) == (144, 0)   # all 18 games won by a1xx, and they stand
+    assert (board(cheat, 1).a_points, board(cheat, 1).b_points) == (0, 144)   # adjudicated to the opponent
+    assert board(cheat, 1).override == "disqualify cheating (a1xx): engine mark"
