@@ -31,6 +31,8 @@ def test_team_winning_totals(tmp_path: Path) -> None:
     cfg = config(tmp_path, "team-swiss")
     assert [(s.name, s.board_max_points * 4, winning_points(s, 4)) for s in cfg.stages] == [
         ("swiss", 576, 289), ("knockout", 768, 385), ("final", 960, 481)]
+    # TEAM-COMP-1's 3-board path: 3 × 144 = 432, floor(432 / 2) + 1 = 217
+    assert winning_points(cfg.stage("swiss"), 3) == 217
 
 
 def test_acwc_match_is_won_at_five_and_a_half(tmp_path: Path) -> None:
