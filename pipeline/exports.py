@@ -56,3 +56,28 @@ def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]])
         Path(tmp).unlink(missing_ok=True)
         raise
     return n
+
+
+def markdown_cell(value: Any) -> str:
+    """A Markdown table cell: formula prefixes neutralised like CSV, pipes and line breaks escaped."""
+    text = cell(value)
+    return text.replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+
+
+def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    lines += ["| " + " | ".join(markdown_cell(v) for v in row) + " |" for row in rows]
+    return lines
+
+
+def write_text(path: Path, text: str) -> None:
+    """Atomically, like write_csv."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -166,17 +166,67 @@ STANDINGS_COLUMNS = ("stage", "after_round", "rank", "entrant", "matches_played"
 
 
 def export_stage(config: Config) -> list[Path]:
-    """standings_<stage>.csv: the table after the latest scored round of each stage."""
+    """Per stage: standings_<stage>.csv (the table after the latest round), results_<stage>.csv
+    (one row per board match: parts, totals, game links) and a Markdown post per round
+    (round_<n>.md for the first stage, round_<stage>_<n>.md for the others, since every stage
+    numbers its rounds from 1)."""
     written = []
     con = store.connect(config.paths.database)
     try:
-        for stage in config.stages:
+        for i, stage in enumerate(config.stages):
             df = store.query(con, "queries/standings_latest", [stage.name])
-            if df.height == 0:
+            if df.height:
+                path = config.paths.exports / f"standings_{stage.name}.csv"
+                exports.write_csv(path, STANDINGS_COLUMNS, df.select(STANDINGS_COLUMNS).iter_rows())
+                written.append(path)
+            boards = store.query(con, "queries/board_results_of_stage", [stage.name])
+            if boards.height == 0:
                 continue
-            path = config.paths.exports / f"standings_{stage.name}.csv"
-            exports.write_csv(path, STANDINGS_COLUMNS, df.select(STANDINGS_COLUMNS).iter_rows())
-            written.append(path)
+            written.append(_export_results(config, stage, boards))
+            for (rnd,) in store.query(con, "queries/rounds_of_stage", [stage.name]).iter_rows():
+                name = f"round_{rnd}.md" if i == 0 else f"round_{stage.name}_{rnd}.md"
+                path = config.paths.exports / name
+                exports.write_text(path, _round_post(con, config, stage, rnd))
+                written.append(path)
     finally:
         con.close()
     return written
+
+
+def _export_results(config: Config, stage: Any, boards: Any) -> Path:
+    parts = [str(p.time_control) for p in stage.parts]
+    columns = ["stage", "round", "board", "team_a", "team_b", "player_a", "player_b"]
+    columns += [f"{tc} {side}" for tc in parts for side in ("a", "b")]
+    columns += ["total a", "total b", "games_played", "games_due", "override", "game_links"]
+    rows: dict[tuple, dict[str, Any]] = {}
+    for r in boards.iter_rows(named=True):
+        key = (r["round"], r["team_a"], r["board"])
+        row = rows.setdefault(key, {"stage": r["stage"], "round": r["round"], "board": r["board"], "team_a": r["team_a"],
+                                    "team_b": r["team_b"], "player_a": r["player_a"], "player_b": r["player_b"]})
+        label = "total" if r["part"] == "total" else r["part"]
+        row[f"{label} a"], row[f"{label} b"] = r["a_points"], r["b_points"]
+        if r["part"] == "total":
+            row.update(games_played=r["games_played"], games_due=r["games_due"], override=r["override"],
+                       game_links=r["game_links"] or "")
+    path = config.paths.exports / f"results_{stage.name}.csv"
+    exports.write_csv(path, columns, ([row.get(c) for c in columns] for row in rows.values()))
+    return path
+
+
+def _round_post(con: Any, config: Config, stage: Any, rnd: int) -> str:
+    """A round's pairings, results and standings, ready to paste into a Lichess forum post."""
+    lines = [f"## {config.name} — {stage.name}, round {rnd}", ""]
+    matches = store.query(con, "queries/team_matches_of_round", [stage.name, rnd])
+    lines += exports.markdown_table(
+        ["A", "score", "B", "result", "note"],
+        ([m["team_a"], f"{m['a_points']:g} – {m['b_points']:g}", m["team_b"],
+          "pending" if m["outcome"] == "pending" else ("draw" if m["outcome"] == "draw" else f"{m['winner']} wins"),
+          "; ".join(x for x in (m["override"], m["tiebreak"]) if x)] for m in matches.iter_rows(named=True)))
+    table = store.query(con, "queries/standings_after", [stage.name, rnd])
+    if table.height and stage.kind == "swiss":
+        lines += ["", f"### Standings after round {rnd}", ""]
+        lines += exports.markdown_table(
+            ["#", "entrant", "MP", "scored", "conceded", "diff", "MB"],
+            ([r["rank"], r["entrant"], r["match_points"], r["points_scored"], r["points_conceded"], r["points_difference"],
+              r["median_buchholz"]] for r in table.iter_rows(named=True)))
+    return "\n".join(lines) + "\n"

@@ -85,6 +85,16 @@ def test_nightly_cli_writes_standings_csv_with_hand_computed_numbers(skeleton: P
             assert float(g[col]) == w[col], (g["entrant"], col)
     assert [g["rank"] for g in got] == ["1", "2", "3", "4"]
 
+    # results_swiss.csv: one row per board match with its parts (TEAM-SCORE-1), by hand from the table
+    with (skeleton.parent / "out" / "exports" / "results_swiss.csv").open(newline="", encoding="utf-8") as f:
+        results = {(r["round"], r["team_a"], r["board"]): r for r in csv.DictReader(f)}
+    r = results["1", "Alphas", "1"]  # alice v bob: 0+2 a, a; 2+5 b; 1+2 draw
+    assert [r[c] for c in ("0+2 a", "0+2 b", "2+5 a", "2+5 b", "1+2 a", "1+2 b", "total a", "total b")] == \
+        ["12", "0", "0", "12", "4", "4", "16", "16"]
+    assert r["game_links"].split() == [f"https://lichess.org/R1ab1g0{i}" for i in (1, 2, 3, 4)]
+    post = (skeleton.parent / "out" / "exports" / "round_2.md").read_text(encoding="utf-8")
+    assert "| Alphas | 26 – 38 | Gammas | Gammas wins |  |" in post and "| 1 | Alphas | 2 | 71 | 57 | 14 | 0 |" in post
+
     con = duckdb.connect(str(skeleton.parent / "out" / "skeleton.duckdb"), read_only=True)
     try:
         boards = con.sql("SELECT round, team_a, board, a_points, b_points FROM board_results WHERE part = 'total'").fetchall()

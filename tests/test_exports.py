@@ -31,3 +31,10 @@ def test_times_are_utc_iso_8601_and_plain_text_is_untouched(tmp_path: Path) -> N
 def test_write_is_atomic_no_temp_files_left(tmp_path: Path) -> None:
     write_csv(tmp_path / "s.csv", ("a",), [("x",)])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv"]
+
+
+def test_markdown_cells_are_neutralised_and_escaped() -> None:
+    from pipeline.exports import markdown_table
+
+    lines = markdown_table(["team", "diff"], [("=HYPERLINK(1)|x", -6.0)])
+    assert lines == ["| team | diff |", "|---|---|", "| '=HYPERLINK(1)\\|x | -6 |"]
