@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline import exports, ingest, lichess, linking, replay, scoring, standings, store, verify
+from pipeline import bracket, exports, ingest, lichess, linking, replay, scoring, standings, store, verify
 from pipeline.config import Config
 from pipeline.inputs import Override, Pairing, Roster, read_overrides, read_pairings, read_roster
 
@@ -124,7 +124,10 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
         games = store.query(con, "queries/games_between_registered")
         for stage in config.stages:
             pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
-            if not pairings:
+            if not pairings:  # nothing paired (any more): no stale results from an earlier run
+                with store.transaction(con):
+                    for table_name in ("scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings"):
+                        store.replace_where(con, table_name, {"stage": stage.name}, [])
                 continue
             boards = linking.board_pairings(pairings, inputs.roster, config.boards, lineup(config, inputs))
             captains = {m.entrant: m.player_id for m in inputs.roster.members if m.is_captain} if config.kind == "team" else {}
@@ -188,9 +191,62 @@ def export_stage(config: Config) -> list[Path]:
                 path = config.paths.exports / name
                 exports.write_text(path, _round_post(con, config, stage, rnd))
                 written.append(path)
+        rows, notes = next_knockout_pairings(config, con)
+        for note in notes:
+            log.warning("knockout: %s", note)
+        path = config.paths.exports / "next_pairings.csv"
+        if rows:  # a fragment of pairings.csv for the TD to check, publish and append
+            exports.write_csv(path, ("stage", "round", "a", "b"), rows)
+            written.append(path)
+        else:
+            path.unlink(missing_ok=True)
     finally:
         con.close()
     return written
+
+
+def next_knockout_pairings(config: Config, con: Any) -> tuple[list[tuple[str, int, str, str]], list[str]]:
+    """The next knockout round's pairings, once the round before it is decided (TEAM-FMT-1 bracket):
+    after the Swiss, 1 v N of its final standings; after a knockout round, its winners; after the
+    semifinals, the final and the bronze match. Returns (rows, notes for the TD)."""
+    stages = list(config.stages)
+    swiss = next((s for s in stages if s.kind == "swiss"), None)
+    knockouts = [s for s in stages if s.kind == "knockout"]
+    if swiss is None or not knockouts or config.kind != "team":
+        return [], []
+    matches = {s.name: store.query(con, "queries/team_matches_of_stage", [s.name]).to_dicts() for s in [swiss, *knockouts]}
+    paired = {s.name: {r["round"] for r in store.query(con, "queries/pairings_of_stage", [s.name]).to_dicts()} for s in knockouts}
+
+    def complete(stage_name: str, rnd: int) -> list[dict[str, Any]] | None:
+        ms = [m for m in matches[stage_name] if m["round"] == rnd]
+        return ms if ms and all(m["winner"] for m in ms) else None
+
+    swiss_rounds = {m["round"] for m in matches[swiss.name]}
+    if swiss_rounds != set(range(1, swiss.rounds + 1)) or any(m["outcome"] == "pending" for m in matches[swiss.name]):
+        return [], []
+    ko = knockouts[0]
+    table = store.query(con, "queries/standings_after", [swiss.name, swiss.rounds]).to_dicts()
+    try:
+        q = bracket.qualifiers(len(table))
+    except bracket.BracketError as e:
+        return [], [str(e)]
+    ko_rounds = q.bit_length() - 2  # 4 → 1 (semifinals), 8 → 2, 16 → 3
+    if ko.rounds != ko_rounds:
+        return [], [f"{len(table)} teams: {q} qualify (TEAM-FMT-1), so stages.{ko.name}.rounds should be {ko_rounds}, "
+                    f"not {ko.rounds}"]
+    if 1 not in paired[ko.name]:
+        return [(ko.name, 1, a, b) for a, b in bracket.first_round([r["entrant"] for r in table[:q]])], []
+    for rnd in range(1, ko_rounds + 1):
+        done = complete(ko.name, rnd)
+        if done is None:
+            return [], []
+        if rnd < ko_rounds and rnd + 1 not in paired[ko.name]:
+            return [(ko.name, rnd + 1, a, b) for a, b in bracket.next_round([m["winner"] for m in done])], []
+    if len(knockouts) > 1 and 1 not in paired[knockouts[1].name]:
+        semis = complete(ko.name, ko_rounds) or []
+        pairs = bracket.final_and_bronze([(m["team_a"], m["team_b"], m["winner"]) for m in semis])
+        return [(knockouts[1].name, 1, a, b) for a, b in pairs], []
+    return [], []
 
 
 def _export_results(config: Config, stage: Any, boards: Any) -> Path:

@@ -72,3 +72,31 @@ def test_knockout_tie_and_armageddon(scored: dict[str, Path]) -> None:
     [(ko_stage, ko_winner, _, ko_tb), (fin_stage, fin_winner, fin_override, fin_tb)] = rows
     assert ko_stage == "knockout" and ko_winner and ko_tb.startswith("TEAM-KO-1:") and "3-1" in ko_tb
     assert fin_stage == "final" and "armageddon" in fin_tb and fin_override.startswith(f"armageddon won by {fin_winner}")
+
+
+def test_the_demo_knockout_follows_from_its_swiss_standings(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """TEAM-FMT-1: with the knockout and final pairings removed, the pipeline proposes exactly the
+    knockout round 1 the demo played (1 v 4, 2 v 3 of its Swiss standings); with only the final
+    removed, the final and bronze match of its semifinal winners and losers."""
+    import csv
+    import shutil
+
+    out = tmp_path_factory.mktemp("bracket") / "demo"
+    build_season(out, seed=11, teams=12, games=(30, 60), acwc_players=16)
+    pairings = (out / "pairings.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    overrides = (out / "overrides.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    cfg = load_config(out / "tournament.toml")
+    with run.lichess_base_url(cfg) as base_url:
+        run.ingest_stage(cfg, run.read_inputs(cfg), base_url, NOW)
+    for drop, expect in (("knockout", "knockout"), ("final", "final")):
+        keep = [ln for ln in pairings if not ln.startswith(("knockout", "final") if drop == "knockout" else "final")]
+        (out / "pairings.csv").write_text("".join(keep), encoding="utf-8")
+        (out / "overrides.csv").write_text("".join(ln for ln in overrides if not ln.startswith("final")), encoding="utf-8")
+        inputs = run.read_inputs(cfg)
+        run.score_stage(cfg, inputs, NOW)
+        run.export_stage(cfg)
+        with (cfg.paths.exports / "next_pairings.csv").open(newline="", encoding="utf-8") as f:
+            proposed = [(r["stage"], r["round"], r["a"], r["b"]) for r in csv.DictReader(f)]
+        played = [tuple(ln.strip().split(",")) for ln in pairings if ln.startswith(expect + ",1,")]
+        assert proposed == played, drop
+    shutil.rmtree(out)
