@@ -68,6 +68,8 @@ def _summary(result: dict[str, Any]) -> None:
     _say(f"score: {sc['match_games']} match games ({sc['counted_games']} counted), {sc['team_matches']} matches, "
          f"stages {', '.join(sc['stages']) or '-'}; {sc['verified']} new games verified, {sc['mismatches']} disagree "
          "(see match_games.verdict)")
+    for note in sc.get("notes", []):
+        _say(f"note: {note}")
     for p in result["exports"]:
         _say(f"wrote {p}")
 

@@ -24,8 +24,8 @@ PRESETS_DIR = Path(__file__).resolve().parent.parent / "data" / "presets"
 StageKind = Literal["swiss", "round_robin", "knockout"]
 EventKind = Literal["team", "individual"]
 Primary = Literal["match_points", "game_points"]
-Tiebreak = Literal["points_difference", "points_scored", "median_buchholz"]
-TIEBREAKS: tuple[str, ...] = ("points_difference", "points_scored", "median_buchholz")
+Tiebreak = Literal["points_difference", "points_scored", "median_buchholz", "cumulative", "seed"]
+TIEBREAKS: tuple[str, ...] = ("points_difference", "points_scored", "median_buchholz", "cumulative", "seed")
 PRIMARIES: tuple[str, ...] = ("match_points", "game_points")
 
 
@@ -431,7 +431,7 @@ def _build_stage(s: _Table, name: str) -> Stage:
             raise pt.fail("draw", f"expected at most the win value {win:g}, got {draw:g}")
         pt.done()
         parts.append(Part(tc, games, win, draw))
-    tiebreaks = s.raw("tiebreaks", list(TIEBREAKS))
+    tiebreaks = s.raw("tiebreaks", ["points_difference", "points_scored", "median_buchholz"])
     if not isinstance(tiebreaks, list) or any(tb not in TIEBREAKS for tb in tiebreaks):
         raise s.fail("tiebreaks", f"expected a list drawn from {', '.join(TIEBREAKS)}, got {tiebreaks!r}")
     mp = s.table("match_points", {"win": 2, "draw": 1, "loss": 0})

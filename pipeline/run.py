@@ -107,6 +107,7 @@ class ScoreReport:
     verified: int = 0
     mismatches: int = 0
     stages: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport:
@@ -136,7 +137,13 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
             results = scoring.score_boards(stage, linked, boards, inputs.overrides)
             matches = scoring.score_matches(stage, linked, results, pairings, config.boards, now, inputs.overrides, captains)
             entrants = inputs.roster.entrants if stage.kind == "swiss" else tuple(dict.fromkeys(e for p in pairings for e in (p.a, p.b)))
-            table = standings.stage_standings(stage, entrants, matches)
+            seeds = {m.entrant: m.seed_rating for m in inputs.roster.members if m.seed_rating is not None}
+            if stage.kind == "swiss" and config.kind == "individual":
+                expected = standings.swiss_rounds(len(entrants))
+                if stage.rounds != expected:
+                    report.notes.append(f"ACWC-Q-1: {len(entrants)} players call for floor(log2 {len(entrants)}) + 2 = "
+                                        f"{expected} rounds; stages.{stage.name}.rounds is {stage.rounds}")
+            table = standings.stage_standings(stage, entrants, matches, seeds)
             with store.transaction(con):
                 where = {"stage": stage.name}
                 store.replace_where(con, "scored_match_games", where, linked)
@@ -165,7 +172,7 @@ def verify_new_games(con: Any, now: dt.datetime, report: ScoreReport) -> None:
 
 
 STANDINGS_COLUMNS = ("stage", "after_round", "rank", "entrant", "matches_played", "match_points", "points_scored",
-                     "points_conceded", "points_difference", "median_buchholz")
+                     "points_conceded", "points_difference", "median_buchholz", "cumulative", "seed_rating")
 
 
 def export_stage(config: Config) -> list[Path]:

@@ -1,8 +1,9 @@
 """Swiss standings after every round.
 
 Primary score (TEAM-SCORE-5): match points, 2/1/0 by default (configurable), or game points for
-individual events (ACWC-Q-2). Tiebreaks in the stage's order (TEAM-TB-1): points difference
-(scored − conceded), points scored, Median-Buchholz.
+individual events (ACWC-Q-2). Tiebreaks in the stage's order: TEAM-TB-1 points difference
+(scored − conceded), points scored, Median-Buchholz; ACWC-Q-3 Median-Buchholz, cumulative score
+(the running score after each round, summed), seed (the seeding rating, higher first).
 
 Median-Buchholz here is the *plain* policy (as Challonge computes it): the sum of the opponents'
 primary scores after the round, without the single highest and the single lowest; fewer than
@@ -36,6 +37,13 @@ class Standing:
     points_conceded: float
     points_difference: float
     median_buchholz: float
+    cumulative: float = 0.0      # ACWC-Q-3: the sum of the running primary score after each round
+    seed_rating: int | None = None
+
+
+def swiss_rounds(players: int) -> int:
+    """ACWC-Q-1: a qualification Swiss of n players has floor(log2 n) + 2 rounds (32-63 → 7)."""
+    return players.bit_length() - 1 + 2 if players > 0 else 0
 
 
 def median_buchholz(opponent_scores: list[float]) -> float:
@@ -44,7 +52,9 @@ def median_buchholz(opponent_scores: list[float]) -> float:
     return float(sum(ordered[1:-1]))
 
 
-def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int) -> list[Standing]:
+def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int,
+                    seeds: dict[str, int] | None = None) -> list[Standing]:
+    seeds = seeds or {}
     mp: dict[str, float] = defaultdict(float)
     scored: dict[str, float] = defaultdict(float)
     conceded: dict[str, float] = defaultdict(float)
@@ -62,12 +72,15 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
             played[me] += 1
             opponents[me].append(opp)
     primary = mp if stage.primary == "match_points" else scored
+    cumulative = _cumulative(stage, entrants, matches, after_round)
     values: dict[str, dict[str, float]] = {}
     for e in entrants:
         values[e] = {
             "points_difference": scored[e] - conceded[e],
             "points_scored": scored[e],
             "median_buchholz": median_buchholz([primary[o] for o in opponents[e]]),
+            "cumulative": cumulative[e],
+            "seed": float(seeds.get(e) or 0),  # a higher seeding rating ranks higher (ACWC-Q-3, ACWC-SEED-1)
         }
 
     def key(e: str) -> tuple[float, ...]:
@@ -78,11 +91,35 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
     for e in ordered:
         rank = 1 + sum(1 for other in entrants if key(other) > key(e))
         out.append(Standing(stage.name, after_round, rank, e, played[e], mp[e], scored[e], conceded[e],
-                            values[e]["points_difference"], values[e]["median_buchholz"]))
+                            values[e]["points_difference"], values[e]["median_buchholz"], values[e]["cumulative"],
+                            seeds.get(e)))
     return out
 
 
-def stage_standings(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch]) -> list[Standing]:
+def _cumulative(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int) -> dict[str, float]:
+    """ACWC-Q-3's cumulative score: the running primary score after round 1, plus after round 2, …"""
+    m = stage.match_points
+    per_round: dict[tuple[str, int], float] = defaultdict(float)
+    for tm in matches:
+        if tm.stage != stage.name or tm.round > after_round or tm.outcome == "pending":
+            continue
+        for me, mine, side in ((tm.team_a, tm.a_points, "a"), (tm.team_b, tm.b_points, "b")):
+            if stage.primary == "match_points":
+                per_round[me, tm.round] += m.draw if tm.outcome == "draw" else m.win if tm.outcome == side else m.loss
+            else:
+                per_round[me, tm.round] += mine
+    out = {}
+    for e in entrants:
+        running = total = 0.0
+        for r in range(1, after_round + 1):
+            running += per_round.get((e, r), 0.0)
+            total += running
+        out[e] = total
+    return out
+
+
+def stage_standings(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch],
+                    seeds: dict[str, int] | None = None) -> list[Standing]:
     """Standings after each round that has a pairing in this stage."""
     rounds = sorted({tm.round for tm in matches if tm.stage == stage.name})
-    return [row for r in rounds for row in standings_after(stage, entrants, matches, r)]
+    return [row for r in rounds for row in standings_after(stage, entrants, matches, r, seeds)]

@@ -170,7 +170,7 @@ def test_acwc_preset(tmp_path: Path) -> None:
     assert q.parts[0].time_control == parse_time_control("2+5")
     assert q.board_max_points == 10
     assert q.primary == "game_points"
-    assert q.tiebreaks == ("median_buchholz",)  # ACWC-Q-3 (first tiebreak)
+    assert q.tiebreaks == ("median_buchholz", "cumulative", "seed")  # ACWC-Q-3, in its order
     for stage in cfg.stages:
         assert stage.rated_only is True, stage.name
         assert stage.primary == "game_points", stage.name
@@ -504,7 +504,7 @@ def test_error_unknown_tiebreak(tmp_path: Path) -> None:
     msg = load_error(tmp_path, TEAM_HEADER + '\n[stages.swiss]\ntiebreaks = ["buchholz"]\n')
     assert msg == (
         "tournament.toml key 'stages.swiss.tiebreaks': expected a list drawn from "
-        "points_difference, points_scored, median_buchholz, got ['buchholz']"
+        "points_difference, points_scored, median_buchholz, cumulative, seed, got ['buchholz']"
     )
 
 

@@ -84,3 +84,30 @@ def test_game_points_primary_for_acwc(tmp_path: Path) -> None:
                dataclasses.replace(m(1, "y", "z", 9.5, 0.5, st="qualification"), max_points=10, winning_points=5.5)]
     rows = standings_after(st, ("w", "x", "y", "z"), matches, 1)
     assert [(r.entrant, r.points_scored) for r in rows] == [("y", 9.5), ("x", 5.5), ("w", 4.5), ("z", 0.5)]
+
+
+def test_acwc_q_3_cumulative_then_seed(tmp_path: Path) -> None:
+    """ACWC-Q-3: game points, then Median-Buchholz, cumulative score, seed. x and y both end on 9
+    game points with equal Median-Buchholz (fewer than three opponents give 0); x scored 6 in
+    round 1 and 3 in round 2 (cumulative 6 + 9 = 15), y 3 then 6 (3 + 9 = 12): x first. z and w
+    are level on everything but the seed (w 2400 > z 2300)."""
+    st = stage(tmp_path, "acwc-2021", "qualification")
+
+    def g(rnd: int, a: str, b: str, pa: float, pb: float) -> TeamMatch:
+        return dataclasses.replace(m(rnd, a, b, pa, pb, st="qualification"), max_points=10, winning_points=5.5)
+
+    matches = [g(1, "x", "z", 6, 4), g(1, "y", "w", 3, 7), g(2, "x", "w", 3, 7), g(2, "y", "z", 6, 4)]
+    rows = standings_after(st, ("w", "x", "y", "z"), matches, 2, seeds={"w": 2400, "z": 2300, "x": 2000, "y": 2100})
+    got = [(r.entrant, r.points_scored, r.cumulative, r.rank) for r in rows]
+    # w: 7 + 7 = 14 game points; x 9 (cum 15); y 9 (cum 12); z: 4 + 4 = 8
+    assert got == [("w", 14, 21, 1), ("x", 9, 15, 2), ("y", 9, 12, 3), ("z", 8, 12, 4)]
+    tie = [g(1, "z", "x", 5, 5), g(1, "w", "y", 5, 5)]
+    rows = standings_after(st, ("w", "x", "y", "z"), tie, 1, seeds={"w": 2400, "z": 2300, "x": 2000, "y": 2100})
+    assert [r.entrant for r in rows] == ["w", "z", "y", "x"]
+
+
+def test_acwc_q_1_rounds() -> None:
+    """ACWC-Q-1: rounds = floor(log2(n)) + 2; 32-63 players → 7."""
+    from pipeline.standings import swiss_rounds
+
+    assert [swiss_rounds(n) for n in (16, 31, 32, 40, 63, 64)] == [6, 6, 7, 7, 7, 8]
