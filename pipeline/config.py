@@ -24,8 +24,10 @@ PRESETS_DIR = Path(__file__).resolve().parent.parent / "data" / "presets"
 StageKind = Literal["swiss", "round_robin", "knockout"]
 EventKind = Literal["team", "individual"]
 Primary = Literal["match_points", "game_points"]
-Tiebreak = Literal["points_difference", "points_scored", "median_buchholz", "cumulative", "seed"]
-TIEBREAKS: tuple[str, ...] = ("points_difference", "points_scored", "median_buchholz", "cumulative", "seed")
+Tiebreak = Literal["points_difference", "points_scored", "median_buchholz", "cumulative", "seed",
+                   "mutual_match", "mutual_game", "td_order"]
+TIEBREAKS: tuple[str, ...] = ("points_difference", "points_scored", "median_buchholz", "cumulative", "seed",
+                              "mutual_match", "mutual_game", "td_order")
 PRIMARIES: tuple[str, ...] = ("match_points", "game_points")
 
 

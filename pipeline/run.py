@@ -8,6 +8,7 @@ database itself, so a stage can be rerun alone.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import logging
 import os
@@ -143,7 +144,11 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
                 if stage.rounds != expected:
                     report.notes.append(f"ACWC-Q-1: {len(entrants)} players call for floor(log2 {len(entrants)}) + 2 = "
                                         f"{expected} rounds; stages.{stage.name}.rounds is {stage.rounds}")
-            table = standings.stage_standings(stage, entrants, matches, seeds)
+            if stage.kind == "round_robin":  # ACWC-C-1: each pool is ranked on its own
+                table = [dataclasses.replace(row, pool=i) for i, pool in enumerate(standings.pools(entrants, matches), 1)
+                         for row in standings.stage_standings(stage, pool, matches, seeds, inputs.roster.entrants)]
+            else:
+                table = standings.stage_standings(stage, entrants, matches, seeds, inputs.roster.entrants)
             with store.transaction(con):
                 where = {"stage": stage.name}
                 store.replace_where(con, "scored_match_games", where, linked)

@@ -39,6 +39,25 @@ class Standing:
     median_buchholz: float
     cumulative: float = 0.0      # ACWC-Q-3: the sum of the running primary score after each round
     seed_rating: int | None = None
+    pool: int | None = None      # round-robin stages: the pool (1, 2, ...) the entrant plays in
+
+
+def pools(entrants: tuple[str, ...], matches: list[TeamMatch]) -> list[tuple[str, ...]]:
+    """The groups of entrants that play each other (ACWC-C-1's pools), in entrant order."""
+    parent = {e: e for e in entrants}
+
+    def root(e: str) -> str:
+        while parent[e] != e:
+            parent[e] = parent[parent[e]]
+            e = parent[e]
+        return e
+    for tm in matches:
+        if tm.team_a in parent and tm.team_b in parent:
+            parent[root(tm.team_a)] = root(tm.team_b)
+    groups: dict[str, list[str]] = {}
+    for e in entrants:
+        groups.setdefault(root(e), []).append(e)
+    return [tuple(g) for g in groups.values()]
 
 
 def swiss_rounds(players: int) -> int:
@@ -53,7 +72,7 @@ def median_buchholz(opponent_scores: list[float]) -> float:
 
 
 def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int,
-                    seeds: dict[str, int] | None = None) -> list[Standing]:
+                    seeds: dict[str, int] | None = None, td_order: tuple[str, ...] | None = None) -> list[Standing]:
     seeds = seeds or {}
     mp: dict[str, float] = defaultdict(float)
     scored: dict[str, float] = defaultdict(float)
@@ -73,6 +92,8 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
             opponents[me].append(opp)
     primary = mp if stage.primary == "match_points" else scored
     cumulative = _cumulative(stage, entrants, matches, after_round)
+    mutual_match, mutual_game = _mutual(stage, entrants, matches, after_round, primary)
+    order = {e: i for i, e in enumerate(td_order or entrants)}
     values: dict[str, dict[str, float]] = {}
     for e in entrants:
         values[e] = {
@@ -81,6 +102,9 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
             "median_buchholz": median_buchholz([primary[o] for o in opponents[e]]),
             "cumulative": cumulative[e],
             "seed": float(seeds.get(e) or 0),  # a higher seeding rating ranks higher (ACWC-Q-3, ACWC-SEED-1)
+            "mutual_match": mutual_match[e],
+            "mutual_game": mutual_game[e],
+            "td_order": -float(order.get(e, len(order))),  # earlier in the TD's list ranks higher (ACWC-C-2)
         }
 
     def key(e: str) -> tuple[float, ...]:
@@ -94,6 +118,24 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
                             values[e]["points_difference"], values[e]["median_buchholz"], values[e]["cumulative"],
                             seeds.get(e)))
     return out
+
+
+def _mutual(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int,
+            primary: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """ACWC-C-2's mutual match and game scores: among the entrants level on the primary score,
+    what each scored in the matches between them."""
+    m = stage.match_points
+    mutual_match: dict[str, float] = defaultdict(float)
+    mutual_game: dict[str, float] = defaultdict(float)
+    for tm in matches:
+        if tm.stage != stage.name or tm.round > after_round or tm.outcome == "pending":
+            continue
+        if primary[tm.team_a] != primary[tm.team_b]:
+            continue  # only matches inside a group of tied entrants count
+        for me, mine, side in ((tm.team_a, tm.a_points, "a"), (tm.team_b, tm.b_points, "b")):
+            mutual_match[me] += m.draw if tm.outcome == "draw" else m.win if tm.outcome == side else m.loss
+            mutual_game[me] += mine
+    return mutual_match, mutual_game
 
 
 def _cumulative(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int) -> dict[str, float]:
@@ -119,7 +161,25 @@ def _cumulative(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch
 
 
 def stage_standings(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch],
-                    seeds: dict[str, int] | None = None) -> list[Standing]:
+                    seeds: dict[str, int] | None = None, td_order: tuple[str, ...] | None = None) -> list[Standing]:
     """Standings after each round that has a pairing in this stage."""
     rounds = sorted({tm.round for tm in matches if tm.stage == stage.name})
-    return [row for r in rounds for row in standings_after(stage, entrants, matches, r, seeds)]
+    return [row for r in rounds for row in standings_after(stage, entrants, matches, r, seeds, td_order)]
+
+
+def candidates_pools(qualified: list[str], champion: str | None, runner_up: str | None) -> tuple[list[str], list[str]]:
+    """ACWC-C-1: the upper and lower pools of 6 from the qualification places (1-based below).
+
+    Both previous finalists play: lower 10, 7, 6, 3, 1 + the runner-up; upper 9, 8, 5, 4, 2 + the
+    champion. Only one plays: lower 11, 8, 7, 4, 2, 1; upper 10, 9, 6, 5, 3 + that finalist.
+    Neither: upper 12, 9, 7, 6, 4, 1; lower 11, 10, 8, 5, 3, 2."""
+    def places(*ps: int) -> list[str]:
+        need = max(ps)
+        if len(qualified) < need:
+            raise ValueError(f"{len(qualified)} qualifiers: ACWC-C-1 needs {need} here")
+        return [qualified[p - 1] for p in ps]
+    if champion and runner_up:
+        return places(2, 4, 5, 8, 9) + [champion], places(1, 3, 6, 7, 10) + [runner_up]
+    if champion or runner_up:
+        return places(3, 5, 6, 9, 10) + [champion or runner_up], places(1, 2, 4, 7, 8, 11)  # type: ignore[list-item]
+    return places(1, 4, 6, 7, 9, 12), places(2, 3, 5, 8, 10, 11)

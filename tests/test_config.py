@@ -173,7 +173,8 @@ def test_acwc_preset(tmp_path: Path) -> None:
     assert q.tiebreaks == ("median_buchholz", "cumulative", "seed")  # ACWC-Q-3, in its order
     for stage in cfg.stages:
         assert stage.rated_only is True, stage.name
-        assert stage.primary == "game_points", stage.name
+        # ACWC-C-2 ranks candidates by match score first; every other stage by game points
+        assert stage.primary == ("match_points" if stage.name == "candidates" else "game_points"), stage.name
         assert [str(p.time_control) for p in stage.parts] == ["2+5"], stage.name
     assert cfg.stage("candidates").kind == "round_robin"
     assert cfg.stage("candidates").rounds == 5  # ACWC-C-1: pools of 6
@@ -504,7 +505,8 @@ def test_error_unknown_tiebreak(tmp_path: Path) -> None:
     msg = load_error(tmp_path, TEAM_HEADER + '\n[stages.swiss]\ntiebreaks = ["buchholz"]\n')
     assert msg == (
         "tournament.toml key 'stages.swiss.tiebreaks': expected a list drawn from "
-        "points_difference, points_scored, median_buchholz, cumulative, seed, got ['buchholz']"
+        "points_difference, points_scored, median_buchholz, cumulative, seed, mutual_match, mutual_game, td_order, "
+        "got ['buchholz']"
     )
 
 

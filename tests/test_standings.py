@@ -111,3 +111,31 @@ def test_acwc_q_1_rounds() -> None:
     from pipeline.standings import swiss_rounds
 
     assert [swiss_rounds(n) for n in (16, 31, 32, 40, 63, 64)] == [6, 6, 7, 7, 7, 8]
+
+
+def test_acwc_c_1_pools_by_the_three_cases() -> None:
+    """ACWC-C-1: pools from the qualification places, by who of the previous finalists plays."""
+    from pipeline.standings import candidates_pools
+
+    q = [f"q{i}" for i in range(1, 13)]
+    upper, lower = candidates_pools(q, "champ", "second")
+    assert (upper, lower) == (["q2", "q4", "q5", "q8", "q9", "champ"], ["q1", "q3", "q6", "q7", "q10", "second"])
+    upper, lower = candidates_pools(q, None, "second")  # only the runner-up: starts in the upper pool
+    assert (upper, lower) == (["q3", "q5", "q6", "q9", "q10", "second"], ["q1", "q2", "q4", "q7", "q8", "q11"])
+    upper, lower = candidates_pools(q, None, None)
+    assert (upper, lower) == (["q1", "q4", "q6", "q7", "q9", "q12"], ["q2", "q3", "q5", "q8", "q10", "q11"])
+
+
+def test_acwc_c_2_mutual_scores_then_overall_game_score(tmp_path: Path) -> None:
+    """ACWC-C-2 in a 4-player pool (match points 1/0.5/0): a, b and c each beat one of the others
+    (a>b 6-4, b>c 7-3, c>a 5.5-4.5) and beat d 6-4: all three on 2 match points. Mutual match score
+    1 each; mutual game score a 10.5, b 11, c 8.5 → b, a, c; d last with 0."""
+    st = stage(tmp_path, "acwc-2021", "candidates")
+
+    def g(rnd: int, x: str, y: str, px: float, py: float) -> TeamMatch:
+        return dataclasses.replace(m(rnd, x, y, px, py, st="candidates"), max_points=10, winning_points=5.5)
+
+    matches = [g(1, "a", "b", 6, 4), g(1, "c", "d", 6, 4), g(2, "b", "c", 7, 3), g(2, "a", "d", 6, 4),
+               g(3, "c", "a", 5.5, 4.5), g(3, "b", "d", 6, 4)]
+    rows = standings_after(st, ("a", "b", "c", "d"), matches, 3)
+    assert [(r.entrant, r.match_points, r.rank) for r in rows] == [("b", 2, 1), ("a", 2, 2), ("c", 2, 3), ("d", 0, 4)]
