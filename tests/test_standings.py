@@ -139,3 +139,13 @@ def test_acwc_c_2_mutual_scores_then_overall_game_score(tmp_path: Path) -> None:
                g(3, "c", "a", 5.5, 4.5), g(3, "b", "d", 6, 4)]
     rows = standings_after(st, ("a", "b", "c", "d"), matches, 3)
     assert [(r.entrant, r.match_points, r.rank) for r in rows] == [("b", 2, 1), ("a", 2, 2), ("c", 2, 3), ("d", 0, 4)]
+
+
+def test_challonge_worked_example_under_the_plain_policy() -> None:
+    """TEAM-TB-1 'plain' (Challonge, which the ACWC rules once linked): opponents' scores without the
+    best and the worst — the published example (../shared/reference/tiebreak_vectors)."""
+    import json
+
+    path = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "tiebreak_vectors" / "published_worked_examples.json"
+    example = json.loads(path.read_text(encoding="utf-8"))["challonge_median_buchholz"]
+    assert median_buchholz(example["example_opponent_scores"]) == example["expected"] == 11
