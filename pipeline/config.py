@@ -68,6 +68,7 @@ class Stage:
     round_days: int
     window_margin_days: int
     play_all: bool = False            # ACWC-C-1: every game is played; no early decision at the winning total
+    buchholz_policy: str = "fide-2026"  # TEAM-TB-1: how unplayed rounds enter (Median-)Buchholz
 
     @property
     def board_max_points(self) -> float:
@@ -452,6 +453,7 @@ def _build_stage(s: _Table, name: str) -> Stage:
         round_days=s.int_("round_days", 7, minimum=1),
         window_margin_days=s.int_("window_margin_days", 3),
         play_all=s.bool_("play_all", False),
+        buchholz_policy=s.choice("buchholz_policy", ("plain", "fide-2024", "fide-2026"), "fide-2026"),
     )
     s.done()
     return stage

@@ -5,10 +5,12 @@ individual events (ACWC-Q-2). Tiebreaks in the stage's order: TEAM-TB-1 points d
 (scored − conceded), points scored, Median-Buchholz; ACWC-Q-3 Median-Buchholz, cumulative score
 (the running score after each round, summed), seed (the seeding rating, higher first).
 
-Median-Buchholz here is the *plain* policy (as Challonge computes it): the sum of the opponents'
-primary scores after the round, without the single highest and the single lowest; fewer than
-three opponents give 0. Unplayed rounds and byes get no adjustment. (The FIDE 2024 / 2026
-policies for unplayed rounds are a later, configurable addition.)
+Median-Buchholz: the sum of the opponents' primary scores after the round, without the single
+highest and the single lowest (fewer than three contributions give 0). How unplayed rounds enter
+is the stage's `buchholz_policy` (pipeline/tiebreak.py): `fide-2026` by default (FIDE's current
+rules: a dummy opponent for the entrant's own unplayed rounds, scoring at most a draw a round),
+`fide-2024` (the dummy scores the entrant's own score) or `plain` (as Challonge: nothing). A
+round an entrant was not paired in while others played is an unplayed round (`absent`).
 
 A pending match (neither side has won and the round is still open) does not count yet.
 Entrants with equal scores on every criterion share a rank (1, 2, 2, 4).
@@ -21,6 +23,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from pipeline import tiebreak
 from pipeline.config import Stage
 from pipeline.scoring import TeamMatch
 
@@ -91,6 +94,8 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
             played[me] += 1
             opponents[me].append(opp)
     primary = mp if stage.primary == "match_points" else scored
+    table = _rounds_table(stage, entrants, matches, after_round)
+    draw = stage.match_points.draw if stage.primary == "match_points" else stage.board_max_points / 2  # a drawn round
     cumulative = _cumulative(stage, entrants, matches, after_round)
     mutual_match, mutual_game = _mutual(stage, entrants, matches, after_round, primary)
     order = {e: i for i, e in enumerate(td_order or entrants)}
@@ -99,7 +104,7 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
         values[e] = {
             "points_difference": scored[e] - conceded[e],
             "points_scored": scored[e],
-            "median_buchholz": median_buchholz([primary[o] for o in opponents[e]]),
+            "median_buchholz": tiebreak.buchholz(e, table, stage.buchholz_policy, draw, cut_low=1, cut_high=1),  # type: ignore[arg-type]
             "cumulative": cumulative[e],
             "seed": float(seeds.get(e) or 0),  # a higher seeding rating ranks higher (ACWC-Q-3, ACWC-SEED-1)
             "mutual_match": mutual_match[e],
@@ -118,6 +123,27 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
                             values[e]["points_difference"], values[e]["median_buchholz"], values[e]["cumulative"],
                             seeds.get(e)))
     return out
+
+
+def _rounds_table(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch],
+                  after_round: int) -> dict[str, list[tiebreak.Entry]]:
+    """Each entrant's rounds for Buchholz: the primary points of each decided match, or an
+    unplayed round (`absent`) where the entrant was not paired while others played."""
+    m = stage.match_points
+    got: dict[tuple[str, int], tiebreak.Entry] = {}
+    rounds = set()
+    for tm in matches:
+        if tm.stage != stage.name or tm.round > after_round:
+            continue
+        rounds.add(tm.round)
+        if tm.outcome == "pending":
+            continue
+        for me, opp, mine, side in ((tm.team_a, tm.team_b, tm.a_points, "a"), (tm.team_b, tm.team_a, tm.b_points, "b")):
+            pts = (m.draw if tm.outcome == "draw" else m.win if tm.outcome == side else m.loss) if stage.primary == "match_points" else mine
+            got[me, tm.round] = tiebreak.Entry(opp, pts)
+    pending = {(e, tm.round) for tm in matches if tm.stage == stage.name and tm.outcome == "pending" for e in (tm.team_a, tm.team_b)}
+    return {e: [got.get((e, r), tiebreak.Entry(None, 0.0, "absent")) for r in sorted(rounds) if (e, r) not in pending]
+            for e in entrants}
 
 
 def _mutual(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int,

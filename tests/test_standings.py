@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from pipeline.config import load_config
 from pipeline.scoring import TeamMatch
 from pipeline.standings import median_buchholz, standings_after, stage_standings
@@ -149,3 +151,19 @@ def test_challonge_worked_example_under_the_plain_policy() -> None:
     path = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "tiebreak_vectors" / "published_worked_examples.json"
     example = json.loads(path.read_text(encoding="utf-8"))["challonge_median_buchholz"]
     assert median_buchholz(example["example_opponent_scores"]) == example["expected"] == 11
+
+
+@pytest.mark.parametrize(("policy", "want_b"), [("plain", 0), ("fide-2024", 2), ("fide-2026", 2)])
+def test_team_tb_1_unplayed_round_policies(tmp_path: Path, policy: str, want_b: float) -> None:
+    """TEAM-TB-1's named policies for unplayed rounds. R1: A beats B, C beats D; R2: A beats C while
+    B and D are not paired; R3: A beats D, B beats C. Match points: A 6, B 2, C 2, D 0.
+    B's Median-Buchholz: plain → opponents A 6 and C 2, both cut → 0; FIDE → a dummy for R2
+    scoring B's own 2 (under the 2026 cap of 1 × 3), so 6, 2, 2: the high 6 and the voluntary
+    dummy are cut → 2."""
+    st = dataclasses.replace(stage(tmp_path), buchholz_policy=policy)
+    matches = [m(1, "A", "B", 300, 276), m(1, "C", "D", 300, 276), m(2, "A", "C", 300, 276),
+               m(3, "A", "D", 300, 276), m(3, "B", "C", 300, 276)]
+    rows = {r.entrant: r for r in standings_after(st, ("A", "B", "C", "D"), matches, 3)}
+    assert [rows[e].match_points for e in "ABCD"] == [6, 2, 2, 0]
+    assert rows["B"].median_buchholz == want_b
+    assert rows["A"].median_buchholz == 2  # A played every round: B 2, C 2, D 0 → 2 under every policy
