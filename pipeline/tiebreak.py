@@ -7,13 +7,13 @@ Policies:
 * ``fide-2024`` (FIDE C.07 Art. 16 as in force from 2024): each of the entrant's own unplayed
   rounds counts as a game against a dummy opponent whose score is the entrant's own; an
   opponent's score is its actual score, except that requested byes at the end of its
-  tournament count as draws; a cut removes a voluntarily unplayed round's contribution (a
-  requested bye or an absence) before the lowest value.
+  tournament count as draws; a low cut removes a requested bye's contribution before the
+  lowest value.
 * ``fide-2026``: as fide-2024, but a dummy scores at most a draw in every round (draw × rounds).
 
 A round is ``played``, or unplayed of a kind: ``pab`` (pairing-allocated bye), ``half_bye``,
-``zero_bye``, ``full_bye`` (requested byes), ``absent``. Requested byes and absences are
-voluntary (VUR) for the cut rule; a pairing-allocated bye is not.
+``zero_bye``, ``full_bye`` (requested byes), ``absent``. Cuts take a requested bye's dummy
+first; a pairing-allocated bye or an absence is cut only as a value among the others.
 
 Pure: takes per-round entries, returns numbers.
 """
@@ -26,8 +26,8 @@ from typing import Literal
 Policy = Literal["plain", "fide-2024", "fide-2026"]
 POLICIES: tuple[str, ...] = ("plain", "fide-2024", "fide-2026")
 Kind = Literal["played", "pab", "half_bye", "zero_bye", "full_bye", "absent"]
-REQUESTED = frozenset({"half_bye", "zero_bye", "full_bye"})
-VOLUNTARY = REQUESTED | {"absent"}
+REQUESTED = frozenset({"half_bye", "zero_bye"})  # a full-point bye is awarded points, not a requested bye
+VOLUNTARY = REQUESTED  # cut first (Art. 16.5): requested byes; not pairing-allocated byes or absences
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,11 @@ class Entry:
 
 
 def adjusted_score(entries: list[Entry], draw: float) -> float:
-    """An opponent's score for others' Buchholz: requested byes at the end of its tournament
-    (after its last played round) count as draws (Art. 16.3)."""
+    """An opponent's score for others' Buchholz: requested byes with no later round it took part
+    in (played or received a pairing-allocated bye; absences do not count) count as draws (Art. 16.3)."""
     total = sum(e.score for e in entries)
     for e in reversed(entries):
-        if e.kind == "played":
+        if e.kind in ("played", "pab", "full_bye"):
             break
         if e.kind in REQUESTED:
             total += draw - e.score
@@ -72,12 +72,12 @@ def buchholz(entrant: str, table: dict[str, list[Entry]], policy: Policy, draw: 
     """Buchholz with `cut_low` lowest and `cut_high` highest contributions removed (Median-Buchholz:
     1 and 1). A low cut takes a voluntarily unplayed round's contribution first (Art. 16.5)."""
     values = contributions(entrant, table, policy, draw)
-    for _ in range(cut_high):
-        if values:
-            values.remove(max(values, key=lambda v: v[0]))
-    for _ in range(cut_low):
+    for _ in range(cut_low):  # the low cuts first: they take the requested byes' dummies
         if not values:
             break
         vur = [v for v in values if v[1]]
         values.remove(min(vur, key=lambda v: v[0]) if vur and policy != "plain" else min(values, key=lambda v: v[0]))
+    for _ in range(cut_high):
+        if values:
+            values.remove(max(values, key=lambda v: v[0]))
     return float(sum(v for v, _ in values))
