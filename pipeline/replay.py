@@ -18,8 +18,10 @@ Semantics copied from lichess.org (reference/lichess-api.md):
   ``moves=false``, ``clocks`` only with ``clocks=true``, ``opening`` only with ``opening=true``.
   Booleans are read as lila does: ``1 true True on yes`` are true, anything else false.
 
-``now`` serves the world as it stood then: only games finished by then, rating-history points
-up to that UTC day, only accounts created by then. The server binds 127.0.0.1 only and never maps
+``now`` serves the world as it stood then: games created by then (those that ended later are
+still being played: exported only with ``ongoing=true``, as ``started`` without a result),
+profiles counting only the rated games finished by then, rating-history points up to that UTC
+day, only accounts created by then. The server binds 127.0.0.1 only and never maps
 a URL to a file: everything is loaded from the data folder at start.
 """
 

@@ -68,12 +68,6 @@ def swiss_rounds(players: int) -> int:
     return players.bit_length() - 1 + 2 if players > 0 else 0
 
 
-def median_buchholz(opponent_scores: list[float]) -> float:
-    """Sum without the highest and the lowest score (TEAM-TB-1)."""
-    ordered = sorted(opponent_scores)
-    return float(sum(ordered[1:-1]))
-
-
 def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int,
                     seeds: dict[str, int] | None = None, td_order: tuple[str, ...] | None = None) -> list[Standing]:
     seeds = seeds or {}
@@ -81,18 +75,16 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
     scored: dict[str, float] = defaultdict(float)
     conceded: dict[str, float] = defaultdict(float)
     played: dict[str, int] = defaultdict(int)
-    opponents: dict[str, list[str]] = defaultdict(list)
     m = stage.match_points
     for tm in matches:
         if tm.stage != stage.name or tm.round > after_round or tm.outcome == "pending":
             continue
-        for me, opp, mine, theirs, side in ((tm.team_a, tm.team_b, tm.a_points, tm.b_points, "a"),
-                                            (tm.team_b, tm.team_a, tm.b_points, tm.a_points, "b")):
+        for me, mine, theirs, side in ((tm.team_a, tm.a_points, tm.b_points, "a"),
+                                       (tm.team_b, tm.b_points, tm.a_points, "b")):
             mp[me] += m.draw if tm.outcome == "draw" else m.win if tm.outcome == side else m.loss
             scored[me] += mine
             conceded[me] += theirs
             played[me] += 1
-            opponents[me].append(opp)
     primary = mp if stage.primary == "match_points" else scored
     table = _rounds_table(stage, entrants, matches, after_round)
     draw = stage.match_points.draw if stage.primary == "match_points" else stage.board_max_points / 2  # a drawn round

@@ -10,7 +10,17 @@ import pytest
 
 from pipeline.config import load_config
 from pipeline.scoring import TeamMatch
-from pipeline.standings import median_buchholz, standings_after, stage_standings
+from pipeline.standings import standings_after, stage_standings
+from pipeline.tiebreak import Entry, buchholz
+
+
+def median_buchholz(opponent_scores: list[float]) -> float:
+    """The pipeline's Median-Buchholz (plain policy) of an entrant who met opponents with these scores."""
+    table: dict[str, list[Entry]] = {"me": []}
+    for i, score in enumerate(opponent_scores):
+        table["me"].append(Entry(f"o{i}", 0.0))
+        table[f"o{i}"] = [Entry("me", float(score))]
+    return buchholz("me", table, "plain", 0.5, cut_low=1, cut_high=1)
 
 CFG = "[tournament]\nid = 't'\n[paths]\nteams = 't.csv'\nplayers = 'p.csv'\npairings = 'p.csv'\ndatabase = 'x.duckdb'\nexports = 'e'\n"
 
