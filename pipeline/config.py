@@ -25,9 +25,9 @@ StageKind = Literal["swiss", "round_robin", "knockout"]
 EventKind = Literal["team", "individual"]
 Primary = Literal["match_points", "game_points"]
 Tiebreak = Literal["points_difference", "points_scored", "median_buchholz", "cumulative", "seed",
-                   "mutual_match", "mutual_game", "td_order"]
+                   "mutual_match", "mutual_game", "td_order", "kashdan"]
 TIEBREAKS: tuple[str, ...] = ("points_difference", "points_scored", "median_buchholz", "cumulative", "seed",
-                              "mutual_match", "mutual_game", "td_order")
+                              "mutual_match", "mutual_game", "td_order", "kashdan")
 PRIMARIES: tuple[str, ...] = ("match_points", "game_points")
 
 
@@ -69,6 +69,8 @@ class Stage:
     window_margin_days: int
     play_all: bool = False            # ACWC-C-1: every game is played; no early decision at the winning total
     buchholz_policy: str = "fide-2026"  # TEAM-TB-1: how unplayed rounds enter (Median-)Buchholz
+    pab_points_scored: float | None = None  # a pairing-allocated bye's points scored (None: the winning total)
+    kashdan: tuple[float, float, float] = (4.0, 2.0, 1.0)  # Kashdan tiebreak: points per match won, drawn, lost
 
     @property
     def board_max_points(self) -> float:
@@ -237,8 +239,10 @@ class _Table:
             raise self.fail(name, f"expected a whole number {rng}, got {v!r}")
         return v
 
-    def num(self, name: str, default: Any = ..., minimum: float = 0) -> float:
+    def num(self, name: str, default: Any = ..., minimum: float = 0) -> Any:
         v = self.raw(name, default)
+        if v is None and default is None:
+            return None
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v < minimum:
             raise self.fail(name, f"expected a number of at least {minimum:g}, got {v!r}")
         return float(v)
@@ -409,6 +413,14 @@ def default_history_since(registration_at: dt.datetime | None, cap: RatingCap) -
     return min(two_years, cap_since)
 
 
+def _kashdan(s: _Table) -> tuple[float, float, float]:
+    """The Kashdan tiebreak's points per match won, drawn and lost (Kashdan's own: 4, 2, 1)."""
+    k = s.table("kashdan", {"win": 4, "draw": 2, "loss": 1})
+    out = (k.num("win"), k.num("draw"), k.num("loss"))
+    k.done()
+    return out
+
+
 def _build_stage(s: _Table, name: str) -> Stage:
     kind = s.choice("kind", ("swiss", "round_robin", "knockout"))
     rounds = s.int_("rounds", 1, minimum=1, maximum=99)
@@ -454,6 +466,8 @@ def _build_stage(s: _Table, name: str) -> Stage:
         window_margin_days=s.int_("window_margin_days", 3),
         play_all=s.bool_("play_all", False),
         buchholz_policy=s.choice("buchholz_policy", ("plain", "fide-2024", "fide-2026"), "fide-2026"),
+        pab_points_scored=s.num("pab_points_scored", None),
+        kashdan=_kashdan(s),
     )
     s.done()
     return stage

@@ -15,8 +15,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from pipeline.config import Config
+from pipeline.config import Config, Stage
 from pipeline.errors import InputError
 
 # lila's username rule: 2-30 characters, letters, digits, _ or -, starting and ending with a letter or digit
@@ -47,6 +48,27 @@ class Pairing:
     b: str
     window_start: dt.datetime
     window_end: dt.datetime
+    line: int
+
+
+ByeKind = Literal["pab", "half", "zero", "full"]
+BYE_KINDS: tuple[str, ...] = ("pab", "half", "zero", "full")
+
+
+@dataclass(frozen=True)
+class Bye:
+    """A pairings.csv row with no ``b``: entrant ``a`` is not paired in the round, by the TD's word.
+
+    ``kind``: ``pab`` a pairing-allocated bye (the odd entrant out; scores a win), ``full`` a
+    full-point bye the TD awards, ``half`` / ``zero`` a requested bye scoring a draw / nothing.
+    The scores of each kind are in pipeline/standings.py; how each enters Median-Buchholz is the
+    stage's buchholz_policy (pipeline/tiebreak.py: FIDE Art. 16).
+    """
+
+    stage: str
+    round: int
+    entrant: str
+    kind: ByeKind
     line: int
 
 
@@ -204,12 +226,21 @@ def _instant(path: Path, line: int, column: str, value: str) -> dt.datetime | No
 
 
 def read_pairings(path: Path, config: Config, roster: Roster) -> tuple[Pairing, ...]:
-    """pairings.csv(stage, round, a, b, window_start, window_end); windows are [start, end)."""
+    """pairings.csv's pairings (its byes: :func:`read_schedule`)."""
+    return read_schedule(path, config, roster)[0]
+
+
+def read_schedule(path: Path, config: Config, roster: Roster) -> tuple[tuple[Pairing, ...], tuple[Bye, ...]]:
+    """pairings.csv(stage, round, a, b, window_start, window_end, bye); windows are [start, end).
+
+    A row with an empty ``b`` is a bye for ``a`` (swiss and round-robin stages only): ``bye``
+    names its kind (pab, the default; full; half; zero) and must be empty on a paired row."""
     stages = {s.name: s for s in config.stages}
     entrants = {e.lower(): e for e in roster.entrants}
     out: list[Pairing] = []
+    byes: list[Bye] = []
     busy: dict[tuple[str, int, str], int] = {}
-    for line, row in _rows(path, ("stage", "round", "a", "b"), ("window_start", "window_end")):
+    for line, row in _rows(path, ("stage", "round", "a", "b"), ("window_start", "window_end", "bye")):
         stage = stages.get(row["stage"])
         if stage is None:
             raise InputError(path, f"line {line}", f"stage {row['stage']!r}: expected one of {', '.join(stages)}")
@@ -219,6 +250,14 @@ def read_pairings(path: Path, config: Config, roster: Roster) -> tuple[Pairing, 
             rnd = 0
         if not 1 <= rnd <= stage.rounds:
             raise InputError(path, f"line {line}", f"round {row['round']!r}: expected 1-{stage.rounds} for stage {stage.name!r}")
+        bye_kind = row.get("bye", "").lower()
+        if not row["b"]:
+            bye = _bye(path, line, config, stage, rnd, row, entrants, bye_kind, busy)
+            byes.append(bye)
+            continue
+        if bye_kind:
+            raise InputError(path, f"line {line}", f"bye {row['bye']!r} on a paired row: expected an empty b for a bye, "
+                                                   "or an empty bye column")
         pair = []
         for col in ("a", "b"):
             e = entrants.get(row[col].lower())
@@ -243,7 +282,29 @@ def read_pairings(path: Path, config: Config, roster: Roster) -> tuple[Pairing, 
         if end <= start:
             raise InputError(path, f"line {line}", f"window_end {end.isoformat()} is not after window_start {start.isoformat()}")
         out.append(Pairing(stage.name, rnd, a, b, start, end, line))
-    return tuple(out)
+    return tuple(out), tuple(byes)
+
+
+def _bye(path: Path, line: int, config: Config, stage: Stage, rnd: int, row: dict[str, str], entrants: dict[str, str],
+         kind: str, busy: dict[tuple[str, int, str], int]) -> Bye:
+    """A row with an empty b: a bye for a (see :class:`Bye`)."""
+    if stage.kind == "knockout":
+        raise InputError(path, f"line {line}", f"an empty b in knockout stage {stage.name!r}: expected the opponent "
+                                               "(byes are for swiss and round-robin stages)")
+    e = entrants.get(row["a"].lower())
+    if e is None:
+        who = "team" if config.kind == "team" else "player"
+        raise InputError(path, f"line {line}", f"a {row['a']!r}: expected a registered {who}")
+    kind = kind or "pab"
+    if kind not in BYE_KINDS:
+        raise InputError(path, f"line {line}", f"bye {row['bye']!r}: expected one of {', '.join(BYE_KINDS)} (or empty: pab)")
+    if row.get("window_start") or row.get("window_end"):
+        raise InputError(path, f"line {line}", "a bye has no games: expected empty window_start and window_end")
+    if (stage.name, rnd, e) in busy:
+        raise InputError(path, f"line {line}", f"{e!r} is already paired in {stage.name} round {rnd} on line "
+                                               f"{busy[stage.name, rnd, e]}: expected one pairing per round")
+    busy[stage.name, rnd, e] = line
+    return Bye(stage.name, rnd, e, kind, line)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- overrides.csv

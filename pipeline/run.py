@@ -20,7 +20,7 @@ from typing import Any
 
 from pipeline import bracket, exports, ingest, lichess, linking, replay, scoring, standings, store, verify
 from pipeline.config import Config
-from pipeline.inputs import Override, Pairing, Roster, read_overrides, read_pairings, read_roster
+from pipeline.inputs import Bye, Override, Pairing, Roster, read_overrides, read_roster, read_schedule
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +32,7 @@ class Inputs:
     roster: Roster
     pairings: tuple[Pairing, ...]
     overrides: tuple[Override, ...] = ()
+    byes: tuple[Bye, ...] = ()          # pairings.csv rows with an empty b
 
     def player_ids(self) -> tuple[str, ...]:
         """Everyone whose games matter: the registered players and the TD's replacements."""
@@ -41,9 +42,9 @@ class Inputs:
 
 def read_inputs(config: Config) -> Inputs:
     roster = read_roster(config)
-    pairings = read_pairings(config.paths.pairings, config, roster)
+    pairings, byes = read_schedule(config.paths.pairings, config, roster)
     overrides = read_overrides(config.paths.overrides, config, roster, pairings) if config.paths.overrides else ()
-    return Inputs(roster, pairings, overrides)
+    return Inputs(roster, pairings, overrides, byes)
 
 
 @contextlib.contextmanager
@@ -123,10 +124,12 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
                  "window_start": p.window_start, "window_end": p.window_end} for p in inputs.pairings
             ])
             store.replace_where(con, "td_overrides", {}, list(inputs.overrides))
+            store.replace_where(con, "td_byes", {}, list(inputs.byes))
         games = store.query(con, "queries/games_between_registered")
         for stage in config.stages:
             pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
-            if not pairings:  # nothing paired (any more): no stale results from an earlier run
+            byes = tuple(b for b in inputs.byes if b.stage == stage.name)
+            if not pairings and not byes:  # nothing paired (any more): no stale results from an earlier run
                 with store.transaction(con):
                     for table_name in ("scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings"):
                         store.replace_where(con, table_name, {"stage": stage.name}, [])
@@ -137,7 +140,7 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
                                         inputs.overrides, captains)
             results = scoring.score_boards(stage, linked, boards, inputs.overrides)
             matches = scoring.score_matches(stage, linked, results, pairings, config.boards, now, inputs.overrides, captains)
-            entrants = inputs.roster.entrants if stage.kind == "swiss" else tuple(dict.fromkeys(e for p in pairings for e in (p.a, p.b)))
+            entrants = inputs.roster.entrants if stage.kind == "swiss" else tuple(dict.fromkeys([*(e for p in pairings for e in (p.a, p.b)), *(b.entrant for b in byes)]))
             seeds = {m.entrant: m.seed_rating for m in inputs.roster.members if m.seed_rating is not None}
             if stage.kind == "swiss" and config.kind == "individual":
                 expected = standings.swiss_rounds(len(entrants))
@@ -146,9 +149,10 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
                                         f"{expected} rounds; stages.{stage.name}.rounds is {stage.rounds}")
             if stage.kind == "round_robin":  # ACWC-C-1: each pool is ranked on its own
                 table = [dataclasses.replace(row, pool=i) for i, pool in enumerate(standings.pools(entrants, matches), 1)
-                         for row in standings.stage_standings(stage, pool, matches, seeds, inputs.roster.entrants)]
+                         for row in standings.stage_standings(stage, pool, matches, seeds, inputs.roster.entrants,
+                                                              byes, config.boards)]
             else:
-                table = standings.stage_standings(stage, entrants, matches, seeds, inputs.roster.entrants)
+                table = standings.stage_standings(stage, entrants, matches, seeds, inputs.roster.entrants, byes, config.boards)
             with store.transaction(con):
                 where = {"stage": stage.name}
                 store.replace_where(con, "scored_match_games", where, linked)
@@ -176,7 +180,7 @@ def verify_new_games(con: Any, now: dt.datetime, report: ScoreReport) -> None:
     report.mismatches += sum(v.verdict in ("mismatch", "unreadable") for v in verdicts)
 
 
-STANDINGS_COLUMNS = ("stage", "after_round", "rank", "entrant", "matches_played", "match_points", "points_scored",
+STANDINGS_COLUMNS = ("stage", "after_round", "rank", "entrant", "matches_played", "byes", "match_points", "points_scored",
                      "points_conceded", "points_difference", "median_buchholz", "cumulative", "seed_rating")
 
 
@@ -192,7 +196,8 @@ def export_stage(config: Config) -> list[Path]:
             df = store.query(con, "queries/standings_latest", [stage.name])
             if df.height:
                 path = config.paths.exports / f"standings_{stage.name}.csv"
-                exports.write_csv(path, STANDINGS_COLUMNS, df.select(STANDINGS_COLUMNS).iter_rows())
+                columns = STANDINGS_COLUMNS + (("kashdan",) if "kashdan" in stage.tiebreaks else ())
+                exports.write_csv(path, columns, df.select(columns).iter_rows())
                 written.append(path)
             boards = store.query(con, "queries/board_results_of_stage", [stage.name])
             if boards.height == 0:
@@ -290,6 +295,10 @@ def _round_post(con: Any, config: Config, stage: Any, rnd: int) -> str:
         ([m["team_a"], f"{m['a_points']:g} – {m['b_points']:g}", m["team_b"],
           "pending" if m["outcome"] == "pending" else ("draw" if m["outcome"] == "draw" else f"{m['winner']} wins"),
           "; ".join(x for x in (m["override"], m["tiebreak"]) if x)] for m in matches.iter_rows(named=True)))
+    bye_names = {"pab": "pairing-allocated bye", "full": "full-point bye", "half": "half-point bye", "zero": "zero-point bye"}
+    byes = store.query(con, "queries/byes_of_round", [stage.name, rnd])
+    if byes.height:
+        lines += [""] + [f"Bye: {exports.markdown_cell(r['entrant'])} ({bye_names[r['kind']]})" for r in byes.iter_rows(named=True)]
     table = store.query(con, "queries/standings_after", [stage.name, rnd])
     if table.height and stage.kind == "swiss":
         lines += ["", f"### Standings after round {rnd}", ""]

@@ -3,7 +3,11 @@
 Primary score (TEAM-SCORE-5): match points, 2/1/0 by default (configurable), or game points for
 individual events (ACWC-Q-2). Tiebreaks in the stage's order: TEAM-TB-1 points difference
 (scored − conceded), points scored, Median-Buchholz; ACWC-Q-3 Median-Buchholz, cumulative score
-(the running score after each round, summed), seed (the seeding rating, higher first).
+(the running score after each round, summed), seed (the seeding rating, higher first). Kashdan
+(the ACWC 2022-2024 books' third tiebreak) is available: per match of the stage 4 for a win, 2 for
+a draw, 1 for a loss and 0 for an unplayed round (Kashdan's weights, which reward playing; the
+stage's ``kashdan`` table changes them). The books score rounds as 10-game matches, so Kashdan
+counts matches, the unit the Swiss pairs.
 
 Median-Buchholz: the sum of the opponents' primary scores after the round, without the single
 highest and the single lowest (fewer than three contributions give 0). How unplayed rounds enter
@@ -11,6 +15,12 @@ is the stage's `buchholz_policy` (pipeline/tiebreak.py): `fide-2026` by default 
 rules: a dummy opponent for the entrant's own unplayed rounds, scoring at most a draw a round),
 `fide-2024` (the dummy scores the entrant's own score) or `plain` (as Challonge: nothing). A
 round an entrant was not paired in while others played is an unplayed round (`absent`).
+
+Byes (pairings.csv rows with an empty b): a pairing-allocated bye (``pab``) and a full-point
+bye score as the narrowest win — the win's match points, the stage's ``pab_points_scored`` (by
+default the winning total: 289 of 576, 5.5 of 10) scored and the rest of the maximum conceded; a
+requested half-point bye scores a draw (half the maximum each way), a zero-point bye nothing. A
+bye is not a match played; in Median-Buchholz it is an unplayed round of its kind.
 
 A pending match (neither side has won and the round is still open) does not count yet.
 Entrants with equal scores on every criterion share a rank (1, 2, 2, 4).
@@ -25,7 +35,10 @@ from dataclasses import dataclass
 
 from pipeline import tiebreak
 from pipeline.config import Stage
-from pipeline.scoring import TeamMatch
+from pipeline.inputs import Bye
+from pipeline.scoring import TeamMatch, winning_points
+
+BYE_ENTRY_KIND: dict[str, tiebreak.Kind] = {"pab": "pab", "full": "full_bye", "half": "half_bye", "zero": "zero_bye"}
 
 
 @dataclass(frozen=True)
@@ -43,6 +56,8 @@ class Standing:
     cumulative: float = 0.0      # ACWC-Q-3: the sum of the running primary score after each round
     seed_rating: int | None = None
     pool: int | None = None      # round-robin stages: the pool (1, 2, ...) the entrant plays in
+    byes: int = 0                # byes received up to the round (pairings.csv rows with an empty b)
+    kashdan: float = 0.0         # Kashdan: 4 per match won, 2 drawn, 1 lost, 0 unplayed (stage's kashdan table)
 
 
 def pools(entrants: tuple[str, ...], matches: list[TeamMatch]) -> list[tuple[str, ...]]:
@@ -68,27 +83,49 @@ def swiss_rounds(players: int) -> int:
     return players.bit_length() - 1 + 2 if players > 0 else 0
 
 
+def bye_score(stage: Stage, boards: int, kind: str) -> tuple[float, float, float]:
+    """(match points, points scored, points conceded) of a bye of `kind` (see the module doc)."""
+    m = stage.match_points
+    maximum = stage.board_max_points * boards
+    if kind in ("pab", "full"):
+        scored = stage.pab_points_scored if stage.pab_points_scored is not None else winning_points(stage, boards)
+        return m.win, scored, maximum - scored
+    if kind == "half":
+        return m.draw, maximum / 2, maximum / 2
+    return m.loss, 0.0, 0.0
+
+
 def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int,
-                    seeds: dict[str, int] | None = None, td_order: tuple[str, ...] | None = None) -> list[Standing]:
+                    seeds: dict[str, int] | None = None, td_order: tuple[str, ...] | None = None,
+                    byes: tuple[Bye, ...] = (), boards: int = 1) -> list[Standing]:
     seeds = seeds or {}
+    byes = tuple(b for b in byes if b.stage == stage.name and b.round <= after_round and b.entrant in entrants)
     mp: dict[str, float] = defaultdict(float)
     scored: dict[str, float] = defaultdict(float)
     conceded: dict[str, float] = defaultdict(float)
     played: dict[str, int] = defaultdict(int)
+    kashdan: dict[str, float] = defaultdict(float)
     m = stage.match_points
+    k_win, k_draw, k_loss = stage.kashdan
     for tm in matches:
         if tm.stage != stage.name or tm.round > after_round or tm.outcome == "pending":
             continue
         for me, mine, theirs, side in ((tm.team_a, tm.a_points, tm.b_points, "a"),
                                        (tm.team_b, tm.b_points, tm.a_points, "b")):
             mp[me] += m.draw if tm.outcome == "draw" else m.win if tm.outcome == side else m.loss
+            kashdan[me] += k_draw if tm.outcome == "draw" else k_win if tm.outcome == side else k_loss
             scored[me] += mine
             conceded[me] += theirs
             played[me] += 1
+    for bye in byes:
+        bye_mp, bye_scored, bye_conceded = bye_score(stage, boards, bye.kind)
+        mp[bye.entrant] += bye_mp
+        scored[bye.entrant] += bye_scored
+        conceded[bye.entrant] += bye_conceded
     primary = mp if stage.primary == "match_points" else scored
-    table = _rounds_table(stage, entrants, matches, after_round)
+    table = _rounds_table(stage, entrants, matches, after_round, byes, boards)
     draw = stage.match_points.draw if stage.primary == "match_points" else stage.board_max_points / 2  # a drawn round
-    cumulative = _cumulative(stage, entrants, matches, after_round)
+    cumulative = _cumulative(stage, entrants, matches, after_round, byes, boards)
     mutual_match, mutual_game = _mutual(stage, entrants, matches, after_round, primary)
     order = {e: i for i, e in enumerate(td_order or entrants)}
     values: dict[str, dict[str, float]] = {}
@@ -102,6 +139,7 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
             "mutual_match": mutual_match[e],
             "mutual_game": mutual_game[e],
             "td_order": -float(order.get(e, len(order))),  # earlier in the TD's list ranks higher (ACWC-C-2)
+            "kashdan": kashdan[e],  # ACWC 2022-2024's third tiebreak; byes and unplayed rounds score 0
         }
 
     def key(e: str) -> tuple[float, ...]:
@@ -113,17 +151,24 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
         rank = 1 + sum(1 for other in entrants if key(other) > key(e))
         out.append(Standing(stage.name, after_round, rank, e, played[e], mp[e], scored[e], conceded[e],
                             values[e]["points_difference"], values[e]["median_buchholz"], values[e]["cumulative"],
-                            seeds.get(e)))
+                            seeds.get(e), byes=sum(b.entrant == e for b in byes), kashdan=kashdan[e]))
     return out
 
 
+def _primary_of_bye(stage: Stage, boards: int, kind: str) -> float:
+    bye_mp, bye_scored, _ = bye_score(stage, boards, kind)
+    return bye_mp if stage.primary == "match_points" else bye_scored
+
+
 def _rounds_table(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch],
-                  after_round: int) -> dict[str, list[tiebreak.Entry]]:
-    """Each entrant's rounds for Buchholz: the primary points of each decided match, or an
-    unplayed round (`absent`) where the entrant was not paired while others played."""
+                  after_round: int, byes: tuple[Bye, ...] = (), boards: int = 1) -> dict[str, list[tiebreak.Entry]]:
+    """Each entrant's rounds for Buchholz: the primary points of each decided match, a bye of its
+    kind, or an unplayed round (`absent`) where the entrant was not paired while others played."""
     m = stage.match_points
-    got: dict[tuple[str, int], tiebreak.Entry] = {}
-    rounds = set()
+    got: dict[tuple[str, int], tiebreak.Entry] = {
+        (b.entrant, b.round): tiebreak.Entry(None, _primary_of_bye(stage, boards, b.kind), BYE_ENTRY_KIND[b.kind])
+        for b in byes}
+    rounds = {b.round for b in byes}
     for tm in matches:
         if tm.stage != stage.name or tm.round > after_round:
             continue
@@ -156,10 +201,14 @@ def _mutual(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], a
     return mutual_match, mutual_game
 
 
-def _cumulative(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int) -> dict[str, float]:
-    """ACWC-Q-3's cumulative score: the running primary score after round 1, plus after round 2, …"""
+def _cumulative(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int,
+                byes: tuple[Bye, ...] = (), boards: int = 1) -> dict[str, float]:
+    """ACWC-Q-3's cumulative score: the running primary score after round 1, plus after round 2, …
+    (a bye's points count in its round, as the rule books give no exception)."""
     m = stage.match_points
     per_round: dict[tuple[str, int], float] = defaultdict(float)
+    for b in byes:
+        per_round[b.entrant, b.round] += _primary_of_bye(stage, boards, b.kind)
     for tm in matches:
         if tm.stage != stage.name or tm.round > after_round or tm.outcome == "pending":
             continue
@@ -179,10 +228,11 @@ def _cumulative(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch
 
 
 def stage_standings(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch],
-                    seeds: dict[str, int] | None = None, td_order: tuple[str, ...] | None = None) -> list[Standing]:
-    """Standings after each round that has a pairing in this stage."""
-    rounds = sorted({tm.round for tm in matches if tm.stage == stage.name})
-    return [row for r in rounds for row in standings_after(stage, entrants, matches, r, seeds, td_order)]
+                    seeds: dict[str, int] | None = None, td_order: tuple[str, ...] | None = None,
+                    byes: tuple[Bye, ...] = (), boards: int = 1) -> list[Standing]:
+    """Standings after each round that has a pairing (or a bye) in this stage."""
+    rounds = sorted({tm.round for tm in matches if tm.stage == stage.name} | {b.round for b in byes if b.stage == stage.name})
+    return [row for r in rounds for row in standings_after(stage, entrants, matches, r, seeds, td_order, byes, boards)]
 
 
 def candidates_pools(qualified: list[str], champion: str | None, runner_up: str | None) -> tuple[list[str], list[str]]:

@@ -23,7 +23,7 @@ SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 WRITABLE = frozenset({
     "raw_users", "raw_rating_histories", "raw_games", "rejected_records", "ingest_cursors",
     "lichess_users", "lichess_rating_points", "lichess_games",
-    "td_members", "td_pairings",
+    "td_members", "td_pairings", "td_byes",
     "scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings",
     "game_verdicts", "td_overrides",
 })

@@ -474,7 +474,7 @@ def test_pairings_half_window_and_no_first_round_start(tmp_path: Path) -> None:
 
 def test_pairings_missing_column(tmp_path: Path) -> None:
     msg = pairings_error(tmp_path, "stage,round,a\nswiss,1,Forced Captures\n")
-    assert msg == "pairings.csv line 1: missing column 'b': expected columns stage, round, a, b, window_start, window_end"
+    assert msg == "pairings.csv line 1: missing column 'b': expected columns stage, round, a, b, window_start, window_end, bye"
 
 
 def test_pairings_bom_and_crlf(tmp_path: Path) -> None:

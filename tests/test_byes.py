@@ -1,0 +1,198 @@
+"""Byes in pairings.csv (a row with an empty b): reading, scoring and Median-Buchholz.
+
+The rule books are silent on byes (a Swiss with an odd number of entrants needs them); the
+choices, documented in the README and pipeline/standings.py: a pairing-allocated bye (``pab``)
+or a full-point bye scores as the narrowest win (the win's match points, the winning total
+scored, the rest conceded: TEAM-SCORE-3's 289 of 576, ACWC-Q-2's 5.5 of 10); a requested half
+bye a draw (half the maximum each way); a zero bye nothing. Median-Buchholz treats byes as
+unplayed rounds of their kind under the stage's policy (TEAM-TB-1, FIDE Art. 16).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline import run, store
+from pipeline.config import load_config
+from pipeline.errors import InputError
+from pipeline.inputs import Bye, read_schedule, read_teams
+from pipeline.scoring import TeamMatch
+from pipeline.standings import bye_score, standings_after
+
+SKELETON = Path(__file__).resolve().parent / "data" / "skeleton"
+
+CFG = "[tournament]\nid = 't'\n[paths]\nteams = 't.csv'\nplayers = 'p.csv'\npairings = 'p.csv'\ndatabase = 'x.duckdb'\nexports = 'e'\n"
+
+
+def config(tmp_path: Path, preset: str = "team-swiss", extra: str = ""):
+    p = tmp_path / "tournament.toml"
+    p.write_text(f'preset = "{preset}"\n' + CFG + '[stages.swiss]\nfirst_round_start = "2026-09-01T00:00:00Z"\n' + extra
+                 if preset == "team-swiss" else f'preset = "{preset}"\n' + CFG + extra, encoding="utf-8")
+    return load_config(p)
+
+
+def m(rnd: int, a: str, b: str, pa: float, pb: float) -> TeamMatch:
+    outcome = "a" if pa > pb else "b" if pb > pa else "draw"
+    winner = a if outcome == "a" else b if outcome == "b" else None
+    return TeamMatch("swiss", rnd, a, b, pa, pb, 576, 289, 72, 72, None, outcome, winner)  # type: ignore[arg-type]
+
+
+def bye(rnd: int, entrant: str, kind: str = "pab") -> Bye:
+    return Bye("swiss", rnd, entrant, kind, 0)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- reading pairings.csv
+
+TEAMS = "team,player,board,title,captain\n" + "".join(
+    f"{t},{t.lower()}{i},{i},,{'yes' if i == 1 else ''}\n" for t in ("Alpha", "Beta", "Gamma") for i in range(1, 5))
+
+
+def schedule(tmp_path: Path, text: str):
+    cfg = config(tmp_path)
+    (tmp_path / "t.csv").write_text(TEAMS, encoding="utf-8")
+    (tmp_path / "p.csv").write_text(text, encoding="utf-8")
+    return read_schedule(cfg.paths.pairings, cfg, read_teams(cfg.paths.teams, cfg.boards))
+
+
+def schedule_error(tmp_path: Path, text: str) -> str:
+    with pytest.raises(InputError) as exc:
+        schedule(tmp_path, text)
+    return str(exc.value)
+
+
+def test_an_empty_b_is_a_pairing_allocated_bye(tmp_path: Path) -> None:
+    pairings, byes = schedule(tmp_path, "stage,round,a,b\nswiss,1,Alpha,Beta\nswiss,1,gamma,\n")
+    assert [(p.a, p.b) for p in pairings] == [("Alpha", "Beta")]
+    assert byes == (Bye("swiss", 1, "Gamma", "pab", 3),)
+
+
+def test_the_bye_column_names_requested_byes(tmp_path: Path) -> None:
+    _, byes = schedule(tmp_path, "stage,round,a,b,bye\nswiss,1,Alpha,,half\nswiss,1,Beta,,ZERO\nswiss,1,Gamma,,full\n")
+    assert [(b.entrant, b.kind) for b in byes] == [("Alpha", "half"), ("Beta", "zero"), ("Gamma", "full")]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("stage,round,a,b,bye\nswiss,1,Alpha,Beta,half\n",
+     "p.csv line 2: bye 'half' on a paired row: expected an empty b for a bye, or an empty bye column"),
+    ("stage,round,a,b,bye\nswiss,1,Alpha,,double\n",
+     "p.csv line 2: bye 'double': expected one of pab, half, zero, full (or empty: pab)"),
+    ("stage,round,a,b\nswiss,1,Alpha,Beta\nswiss,1,Beta,\n",
+     "p.csv line 3: 'Beta' is already paired in swiss round 1 on line 2: expected one pairing per round"),
+    ("stage,round,a,b\nswiss,1,Omega,\n", "p.csv line 2: a 'Omega': expected a registered team"),
+    ("stage,round,a,b\nknockout,1,Alpha,\n",
+     "p.csv line 2: an empty b in knockout stage 'knockout': expected the opponent (byes are for swiss and round-robin stages)"),
+    ("stage,round,a,b,window_start,window_end\nswiss,1,Alpha,,2026-09-01T00:00:00Z,\n",
+     "p.csv line 2: a bye has no games: expected empty window_start and window_end"),
+])
+def test_bad_bye_rows_name_the_line_and_the_expectation(tmp_path: Path, text: str, message: str) -> None:
+    assert schedule_error(tmp_path, text) == message
+
+
+# --------------------------------------------------------------------------- scores of a bye
+
+def test_bye_scores_by_kind(tmp_path: Path) -> None:
+    """TEAM (576 a match, 289 wins, match points 2/1/0): pab and full 2 MP, 289-287; half 1 MP,
+    288-288; zero nothing. ACWC qualification (10 games, 5.5 wins, game points): pab 5.5-4.5."""
+    st = config(tmp_path).stage("swiss")
+    assert bye_score(st, 4, "pab") == (2, 289, 287)
+    assert bye_score(st, 4, "full") == (2, 289, 287)
+    assert bye_score(st, 4, "half") == (1, 288, 288)
+    assert bye_score(st, 4, "zero") == (0, 0, 0)
+    (tmp_path / "acwc").mkdir()
+    acwc = config(tmp_path / "acwc", "acwc-2021").stage("qualification")
+    assert bye_score(acwc, 1, "pab") == (2, 5.5, 4.5)  # match points unused there: the primary is game points
+
+
+def test_pab_points_scored_is_configurable(tmp_path: Path) -> None:
+    st = config(tmp_path, extra="pab_points_scored = 288\n").stage("swiss")
+    assert bye_score(st, 4, "pab") == (2, 288, 288)
+
+
+# --------------------------------------------------------------------------- standings with byes
+
+# Five teams, three rounds, one bye a round (hand-computed below):
+#   r1: A beats B 300-276, C beats D 300-276, E bye   r2: A beats C 300-276, B draws E 288-288, D bye
+#   r3: A beats E 300-276, B beats D 300-276, C bye
+MATCHES = [m(1, "A", "B", 300, 276), m(1, "C", "D", 300, 276), m(2, "A", "C", 300, 276), m(2, "B", "E", 288, 288),
+           m(3, "A", "E", 300, 276), m(3, "B", "D", 300, 276)]
+BYES = (bye(1, "E"), bye(2, "D"), bye(3, "C"))
+
+
+def test_standings_count_byes_as_narrow_wins(tmp_path: Path) -> None:
+    """TEAM-SCORE-5 + TEAM-TB-1 with byes. MP: A 6, C 2+0+2 = 4, B 0+1+2 = 3, E 2+1+0 = 3, D 0+2+0 = 2.
+    Scored/conceded: C 300+276+289 / 276+300+287 (+2); B 864/864 (0); E 289+288+276 / 287+288+300 (-22);
+    D 276+289+276 / 300+287+300 (-46). B and E level on 3 MP: B's difference 0 beats E's -22."""
+    st = config(tmp_path).stage("swiss")
+    rows = {r.entrant: r for r in standings_after(st, tuple("ABCDE"), MATCHES, 3, byes=BYES, boards=4)}
+    assert [(e, r.rank) for e, r in sorted(rows.items(), key=lambda x: x[1].rank)] == [
+        ("A", 1), ("C", 2), ("B", 3), ("E", 4), ("D", 5)]
+    assert {e: r.match_points for e, r in rows.items()} == {"A": 6, "B": 3, "C": 4, "D": 2, "E": 3}
+    assert (rows["C"].points_scored, rows["C"].points_conceded, rows["C"].points_difference) == (865, 863, 2)
+    assert (rows["E"].points_scored, rows["E"].points_conceded) == (853, 875)
+    assert (rows["D"].points_scored, rows["D"].points_conceded) == (841, 887)
+    assert {e: (r.matches_played, r.byes) for e, r in rows.items()} == {
+        "A": (3, 0), "B": (3, 0), "C": (2, 1), "D": (2, 1), "E": (2, 1)}
+
+
+@pytest.mark.parametrize("policy, expected_c", [
+    ("fide-2026", 3.0),  # C's bye: a dummy scoring C's 4 MP capped at a draw a round (1 × 3) → [2, 6, 3] → 3
+    ("fide-2024", 4.0),  # the dummy scores C's own 4 → [2, 6, 4] → 4
+    ("plain", 0.0),      # no dummy: [2, 6] → both cut → 0
+])
+def test_median_buchholz_of_an_entrant_with_a_bye_follows_the_policy(tmp_path: Path, policy: str, expected_c: float) -> None:
+    """TEAM-TB-1's named policies: C met D (2 MP) and A (6 MP) and had a pairing-allocated bye."""
+    st = config(tmp_path, extra=f'buchholz_policy = "{policy}"\n').stage("swiss")
+    rows = {r.entrant: r for r in standings_after(st, tuple("ABCDE"), MATCHES, 3, byes=BYES, boards=4)}
+    assert rows["C"].median_buchholz == expected_c
+    assert rows["A"].median_buchholz == 3.0  # opponents B 3, C 4, E 3 → drop 4 and a 3 → 3, whatever the policy
+
+
+def test_kashdan_scores_matches_and_gives_byes_nothing(tmp_path: Path) -> None:
+    """Kashdan (4 win, 2 draw, 1 loss, 0 unplayed): A WWW 12; B LDW 7; C W-L-bye 5; D L-bye-L 2; E bye-D-L 3."""
+    st = config(tmp_path, extra='tiebreaks = ["kashdan"]\n').stage("swiss")
+    rows = {r.entrant: r for r in standings_after(st, tuple("ABCDE"), MATCHES, 3, byes=BYES, boards=4)}
+    assert {e: r.kashdan for e, r in rows.items()} == {"A": 12, "B": 7, "C": 5, "D": 2, "E": 3}
+    # B and E are level on 3 MP; with Kashdan as the only tiebreak B (7) ranks above E (3)
+    assert rows["B"].rank == 3 and rows["E"].rank == 4
+
+
+def test_kashdan_weights_are_configurable(tmp_path: Path) -> None:
+    st = config(tmp_path, extra='tiebreaks = ["kashdan"]\nkashdan = { win = 3, draw = 1, loss = 0 }\n').stage("swiss")
+    rows = {r.entrant: r for r in standings_after(st, tuple("ABCDE"), MATCHES, 3, byes=BYES, boards=4)}
+    assert rows["B"].kashdan == 0 + 1 + 3
+
+
+# --------------------------------------------------------------------------- end to end on the skeleton
+
+def test_skeleton_round_with_byes_scores_and_posts_them(tmp_path: Path) -> None:
+    """The skeleton (2 boards: 64 a match, 33 wins) with round 2's Betas v Deltas replaced by a
+    pairing-allocated bye for Betas and a half bye for Deltas. Round 1 by hand (tests/test_end_to_end.py):
+    Alphas 45-19 Betas, Gammas 20-44 Deltas. Round 2: Alphas 26-38 Gammas (18-14, 8-24); Betas +2 MP
+    33-31; Deltas +1 MP 32-32. After round 2: Deltas 3 MP (76/52), Alphas 2 (71/57, +14),
+    Gammas 2 (58/70, -12), Betas 2 (52/76, -24)."""
+    dest = tmp_path / "skeleton"
+    shutil.copytree(SKELETON, dest, ignore=shutil.ignore_patterns("out", "make_dataset.py"))
+    (dest / "pairings.csv").write_text("stage,round,a,b,bye\nswiss,1,Alphas,Betas,\nswiss,1,Gammas,Deltas,\n"
+                                       "swiss,2,Alphas,Gammas,\nswiss,2,Betas,,\nswiss,2,Deltas,,half\n", encoding="utf-8")
+    cfg = load_config(dest / "tournament.toml")
+    inputs = run.read_inputs(cfg)
+    now = dt.datetime(2026, 3, 20, tzinfo=dt.UTC)
+    with run.lichess_base_url(cfg) as base_url:
+        run.ingest_stage(cfg, inputs, base_url, now)
+    run.score_stage(cfg, inputs, now)
+    run.export_stage(cfg)
+    con = store.connect(cfg.paths.database, read_only=True)
+    try:
+        got = con.sql("SELECT rank, entrant, match_points, points_scored, points_conceded, byes FROM standings "
+                      "WHERE after_round = 2 ORDER BY rank").fetchall()
+        kinds = con.sql("SELECT round, entrant, kind FROM byes ORDER BY entrant").fetchall()
+    finally:
+        con.close()
+    assert got == [(1, "Deltas", 3, 76, 52, 1), (2, "Alphas", 2, 71, 57, 0), (3, "Gammas", 2, 58, 70, 0), (4, "Betas", 2, 52, 76, 1)]
+    assert kinds == [(2, "Betas", "pab"), (2, "Deltas", "half")]
+    post = (cfg.paths.exports / "round_2.md").read_text(encoding="utf-8")
+    assert "Bye: Betas (pairing-allocated bye)" in post and "Bye: Deltas (half-point bye)" in post
