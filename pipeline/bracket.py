@@ -60,3 +60,33 @@ def final_and_bronze(semifinals: Sequence[tuple[str, str, str]]) -> list[tuple[s
 def acwc_semifinals(pool_a: Sequence[str], pool_b: Sequence[str]) -> list[tuple[str, str]]:
     """ACWC-SF-1: each pool's winner plays the other pool's runner-up (pools in final order)."""
     return [(pool_a[0], pool_b[1]), (pool_b[0], pool_a[1])]
+
+
+def acwc_qualifiers(advance: int, finalists_playing: int) -> int:
+    """ACWC-Q-3: the top `advance` (10) qualify, one more for each previous finalist who does not
+    play (ACWC-C-1's pools hold 12 with both finalists; 11 qualifiers with one; 12 with neither)."""
+    if not 0 <= finalists_playing <= 2:
+        raise BracketError(f"{finalists_playing} previous finalists: expected 0, 1 or 2")
+    return advance + 2 - finalists_playing
+
+
+def round_robin(players: Sequence[str], rounds: int) -> list[list[tuple[str, str]]]:
+    """A round robin by the circle method (Berger tables): n - 1 rounds for n players (a bye
+    slot when n is odd, left out), repeated for a double round robin (rounds = 2(n - 1)).
+    Round k's pairs, each once; the first player stays fixed and the others rotate."""
+    seats: list[str | None] = list(players) + ([None] if len(players) % 2 else [])
+    n = len(seats)
+    if n < 2:
+        raise BracketError(f"{len(players)} players: a round robin needs at least 2")
+    cycle = n - 1
+    if rounds % cycle:
+        raise BracketError(f"{len(players)} players play a round robin in {cycle} rounds (double: {2 * cycle}), not {rounds}")
+    out: list[list[tuple[str, str]]] = []
+    for r in range(rounds):
+        k = r % cycle
+        rotated = [seats[0]] + [seats[1 + (i - k) % cycle] for i in range(cycle)]
+        pairs = [(rotated[i], rotated[n - 1 - i]) for i in range(n // 2)]
+        if r >= cycle:  # the second cycle of a double round robin: the other player listed first
+            pairs = [(b, a) for a, b in pairs]
+        out.append([(a, b) for a, b in pairs if a is not None and b is not None])
+    return out

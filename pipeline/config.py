@@ -69,6 +69,7 @@ class Stage:
     window_margin_days: int
     play_all: bool = False            # ACWC-C-1: every game is played; no early decision at the winning total
     buchholz_policy: str = "fide-2026"  # TEAM-TB-1: how unplayed rounds enter (Median-)Buchholz
+    advance: int | None = None        # ACWC-Q-3: the top N advance (plus one per absent previous finalist)
     pab_points_scored: float | None = None  # a pairing-allocated bye's points scored (None: the winning total)
     kashdan: tuple[float, float, float] = (4.0, 2.0, 1.0)  # Kashdan tiebreak: points per match won, drawn, lost
 
@@ -149,6 +150,8 @@ class Config:
     eligibility: Eligibility
     rating_cap: RatingCap
     composition: Composition
+    champion: str | None = None       # ACWC-Q-1/C-1: the previous champion (skips qualification), a players.csv name
+    runner_up: str | None = None      # ACWC-Q-1/C-1: the previous runner-up, likewise
 
     def stage(self, name: str) -> Stage:
         for s in self.stages:
@@ -316,6 +319,8 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
     kind = t.choice("kind", ("team", "individual"))
     boards = t.int_("boards", 1 if kind == "individual" else 4, minimum=1, maximum=8)
     registration_at = t.instant("registration_at", None)
+    champion = t.str_("champion", None)
+    runner_up = t.str_("runner_up", None)
     t.done()
 
     li = top.table("lichess", {})
@@ -399,6 +404,8 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         eligibility=eligibility,
         rating_cap=rating_cap,
         composition=composition,
+        champion=champion,
+        runner_up=runner_up,
     )
 
 
@@ -467,6 +474,7 @@ def _build_stage(s: _Table, name: str) -> Stage:
         play_all=s.bool_("play_all", False),
         buchholz_policy=s.choice("buchholz_policy", ("plain", "fide-2024", "fide-2026"), "fide-2026"),
         pab_points_scored=s.num("pab_points_scored", None),
+        advance=s.int_("advance", None, minimum=1) if "advance" in s.data else None,
         kashdan=_kashdan(s),
     )
     s.done()

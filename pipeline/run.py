@@ -20,6 +20,7 @@ from typing import Any
 
 from pipeline import bracket, exports, ingest, lichess, linking, replay, scoring, standings, store, verify
 from pipeline.config import Config
+from pipeline.errors import InputError
 from pipeline.inputs import Bye, Override, Pairing, Roster, read_overrides, read_roster, read_schedule
 
 log = logging.getLogger(__name__)
@@ -40,11 +41,33 @@ class Inputs:
         return tuple(dict.fromkeys([*self.roster.player_ids(), *extra]))
 
 
+def swiss_entrants(config: Config, inputs: Inputs) -> tuple[str, ...]:
+    """Everyone in a Swiss stage's table: the registered entrants, less the previous finalists of
+    an individual event, who skip the qualification (ACWC-Q-1) and start in the candidates."""
+    skip = set(finalist_ids(config)) - {None}
+    return tuple(e for e in inputs.roster.entrants if e not in skip)
+
+
 def read_inputs(config: Config) -> Inputs:
     roster = read_roster(config)
+    if config.kind == "individual":
+        config_finalists(config, roster)
     pairings, byes = read_schedule(config.paths.pairings, config, roster)
     overrides = read_overrides(config.paths.overrides, config, roster, pairings) if config.paths.overrides else ()
     return Inputs(roster, pairings, overrides, byes)
+
+
+def config_finalists(config: Config, roster: Roster) -> None:
+    """[tournament] champion / runner_up must be players of players.csv (they play the candidates)."""
+    ids = {m.player_id for m in roster.members}
+    for key, user_id in zip(("champion", "runner_up"), finalist_ids(config)):
+        if user_id is not None and user_id not in ids:
+            raise InputError(config.path, f"key 'tournament.{key}'", f"{getattr(config, key)!r}: expected a player of players.csv")
+
+
+def finalist_ids(config: Config) -> tuple[str | None, str | None]:
+    """The previous champion's and runner-up's Lichess ids (names are case-insensitive)."""
+    return (config.champion.lower() if config.champion else None, config.runner_up.lower() if config.runner_up else None)
 
 
 @contextlib.contextmanager
@@ -140,7 +163,7 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
                                         inputs.overrides, captains)
             results = scoring.score_boards(stage, linked, boards, inputs.overrides)
             matches = scoring.score_matches(stage, linked, results, pairings, config.boards, now, inputs.overrides, captains)
-            entrants = inputs.roster.entrants if stage.kind == "swiss" else tuple(dict.fromkeys([*(e for p in pairings for e in (p.a, p.b)), *(b.entrant for b in byes)]))
+            entrants = swiss_entrants(config, inputs) if stage.kind == "swiss" else tuple(dict.fromkeys([*(e for p in pairings for e in (p.a, p.b)), *(b.entrant for b in byes)]))
             seeds = {m.entrant: m.seed_rating for m in inputs.roster.members if m.seed_rating is not None}
             if stage.kind == "swiss" and config.kind == "individual":
                 expected = standings.swiss_rounds(len(entrants))
@@ -208,7 +231,7 @@ def export_stage(config: Config) -> list[Path]:
                 path = config.paths.exports / name
                 exports.write_text(path, _round_post(con, config, stage, rnd))
                 written.append(path)
-        rows, notes = next_knockout_pairings(config, con)
+        rows, notes = next_knockout_pairings(config, con) if config.kind == "team" else next_acwc_pairings(config, con)
         for note in notes:
             log.warning("knockout: %s", note)
         path = config.paths.exports / "next_pairings.csv"
@@ -263,6 +286,69 @@ def next_knockout_pairings(config: Config, con: Any) -> tuple[list[tuple[str, in
         semis = complete(ko.name, ko_rounds) or []
         pairs = bracket.final_and_bronze([(m["team_a"], m["team_b"], m["winner"]) for m in semis])
         return [(knockouts[1].name, 1, a, b) for a, b in pairs], []
+    return [], []
+
+
+def _stage_complete(con: Any, stage: Any) -> list[dict[str, Any]] | None:
+    """The stage's matches once every round is paired and decided (no match pending or waiting
+    for a tiebreak), else None."""
+    ms = store.query(con, "queries/team_matches_of_stage", [stage.name]).to_dicts()
+    if {m["round"] for m in ms} != set(range(1, stage.rounds + 1)) or any(m["outcome"] == "pending" for m in ms):
+        return None
+    return ms
+
+
+def next_acwc_pairings(config: Config, con: Any) -> tuple[list[tuple[str, int, str, str]], list[str]]:
+    """The ACWC's next stage pairings once the stage before is decided: after the qualification its
+    top players (ACWC-Q-3: `advance`, one more per absent previous finalist) in ACWC-C-1's pools,
+    each a round robin; after the candidates ACWC-SF-1's semifinals (each pool's winner v the other
+    pool's runner-up); after the semifinals the final and the third-place match (ACWC-F-1)."""
+    by_kind: dict[str, list[Any]] = {}
+    for s in config.stages:
+        by_kind.setdefault(s.kind, []).append(s)
+    quali, cands, kos = (by_kind.get("swiss") or [None])[0], (by_kind.get("round_robin") or [None])[0], by_kind.get("knockout", [])
+    if quali is None or cands is None or quali.advance is None:
+        return [], []
+    paired = {s.name: bool(store.query(con, "queries/pairings_of_stage", [s.name]).height) for s in [cands, *kos]}
+    if not paired[cands.name]:
+        if _stage_complete(con, quali) is None:
+            return [], []
+        champion, runner_up = finalist_ids(config)
+        finalists = [p for p in (champion, runner_up) if p]
+        n = bracket.acwc_qualifiers(quali.advance, len(finalists))
+        table = [r["entrant"] for r in store.query(con, "queries/standings_after", [quali.name, quali.rounds]).to_dicts()
+                 if r["entrant"] not in finalists]
+        try:
+            upper, lower = standings.candidates_pools(table[:n], champion, runner_up)
+            rounds = [bracket.round_robin(pool, cands.rounds) for pool in (upper, lower)]
+        except (ValueError, bracket.BracketError) as e:
+            return [], [f"candidates: {e}"]
+        notes = [f"ACWC-Q-3: {n} qualify: {', '.join(table[:n])}; upper pool {', '.join(upper)}; lower pool {', '.join(lower)}"]
+        return [(cands.name, r + 1, a, b) for pool in rounds for r, pairs in enumerate(pool) for a, b in pairs], notes
+    if not kos:
+        return [], []
+    semis = kos[0]
+    if not paired[semis.name]:
+        if _stage_complete(con, cands) is None:
+            return [], []
+        table = store.query(con, "queries/standings_after", [cands.name, cands.rounds]).to_dicts()
+        pools: dict[int, list[str]] = {}
+        for r in sorted(table, key=lambda r: (r["pool"], r["rank"])):
+            pools.setdefault(r["pool"], []).append(r["entrant"])
+        if len(pools) != 2:
+            return [], [f"candidates: {len(pools)} pools played; ACWC-SF-1 pairs the winners and runners-up of 2"]
+        ranked = [pools[k] for k in sorted(pools)]
+        tied = [k for k in sorted(pools) if sum(r["rank"] <= 2 for r in table if r["pool"] == k) != 2]
+        if tied:
+            return [], [f"candidates pool {tied[0]}: its first two places are not decided by ACWC-C-2's tiebreaks: "
+                        "the TD orders them (players.csv order is the last tiebreak)"]
+        return [(semis.name, 1, a, b) for a, b in bracket.acwc_semifinals(ranked[0], ranked[1])], []
+    if len(kos) > 1 and not paired[kos[1].name]:
+        done = _stage_complete(con, semis)
+        if done is None or not all(m["winner"] for m in done):
+            return [], []
+        pairs = bracket.final_and_bronze([(m["team_a"], m["team_b"], m["winner"]) for m in done if m["round"] == 1])
+        return [(kos[1].name, 1, a, b) for a, b in pairs], []
     return [], []
 
 

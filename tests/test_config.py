@@ -387,7 +387,7 @@ def test_error_unknown_key_typo(tmp_path: Path) -> None:
 
 def test_error_unknown_key_in_tournament(tmp_path: Path) -> None:
     msg = load_error(tmp_path, TEAM_HEADER.replace('id = "t1"', 'id = "t1"\nnmae = "Cup"'))
-    assert msg == "tournament.toml key 'tournament.nmae': unknown key: expected one of boards, id, kind, name, registration_at"
+    assert msg == "tournament.toml key 'tournament.nmae': unknown key: expected one of boards, champion, id, kind, name, registration_at, runner_up"
 
 
 def test_error_unknown_top_level_table(tmp_path: Path) -> None:
