@@ -100,3 +100,31 @@ def test_the_demo_knockout_follows_from_its_swiss_standings(tmp_path_factory: py
         played = [tuple(ln.strip().split(",")) for ln in pairings if ln.startswith(expect + ",1,")]
         assert proposed == played, drop
     shutil.rmtree(out)
+
+
+@pytest.mark.parametrize("event", ["team", "acwc"])
+def test_standings_are_consistent(scored: dict[str, Path], event: str) -> None:
+    """TEAM-TB-1 / ACWC-Q-3 on the scored demo: points difference = scored − conceded in every row;
+    in every (stage, round) table the ranks follow the stage's order of criteria: a better key
+    never ranks lower, equal keys share a rank, and rank = 1 + the number of strictly better keys."""
+    db = scored[event]
+    assert q(db, "SELECT count(*) FROM standings WHERE points_difference <> points_scored - points_conceded") == [(0,)]
+    cfg = load_config(db.parent.parent / "tournament.toml")  # out/<event>.duckdb beside its tournament.toml
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.sql("SELECT * FROM standings").pl().to_dicts()
+    finally:
+        con.close()
+    by_table: dict[tuple[str, int, int | None], list[dict]] = {}
+    for r in rows:
+        by_table.setdefault((r["stage"], r["after_round"], r["pool"]), []).append(r)
+    assert by_table
+    for (stage_name, _, _), table in by_table.items():
+        stage = cfg.stage(stage_name)
+        if any(tb in ("mutual_match", "mutual_game", "td_order") for tb in stage.tiebreaks):
+            continue  # group-relative criteria: not a column of the table
+        primary = "match_points" if stage.primary == "match_points" else "points_scored"
+        cols = {"seed": "seed_rating"}
+        key = lambda r: (r[primary], *((r[cols.get(tb, tb)] or 0) for tb in stage.tiebreaks))  # noqa: E731
+        for r in table:
+            assert r["rank"] == 1 + sum(key(o) > key(r) for o in table), (stage_name, r["entrant"])
