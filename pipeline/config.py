@@ -235,8 +235,10 @@ class _Table:
             raise self.fail(name, f"expected a non-empty string, got {v!r}")
         return v
 
-    def int_(self, name: str, default: Any = ..., minimum: int = 0, maximum: int | None = None) -> int:
+    def int_(self, name: str, default: Any = ..., minimum: int = 0, maximum: int | None = None) -> Any:
         v = self.raw(name, default)
+        if v is None and default is None:
+            return None
         if isinstance(v, bool) or not isinstance(v, int) or v < minimum or (maximum is not None and v > maximum):
             rng = f"from {minimum} to {maximum}" if maximum is not None else f"of at least {minimum}"
             raise self.fail(name, f"expected a whole number {rng}, got {v!r}")
@@ -474,7 +476,7 @@ def _build_stage(s: _Table, name: str) -> Stage:
         play_all=s.bool_("play_all", False),
         buchholz_policy=s.choice("buchholz_policy", ("plain", "fide-2024", "fide-2026"), "fide-2026"),
         pab_points_scored=s.num("pab_points_scored", None),
-        advance=s.int_("advance", None, minimum=1) if "advance" in s.data else None,
+        advance=s.int_("advance", None, minimum=1),
         kashdan=_kashdan(s),
     )
     s.done()

@@ -282,7 +282,27 @@ def read_schedule(path: Path, config: Config, roster: Roster) -> tuple[tuple[Pai
         if end <= start:
             raise InputError(path, f"line {line}", f"window_end {end.isoformat()} is not after window_start {start.isoformat()}")
         out.append(Pairing(stage.name, rnd, a, b, start, end, line))
+    _check_overlaps(path, out)
     return tuple(out), tuple(byes)
+
+
+def _check_overlaps(path: Path, pairings: list[Pairing]) -> None:
+    """Games are found by opponent and window (TEAM-FMT-3), so two pairings of the same two
+    entrants (a rematch, in any stage) must have windows that do not overlap: a game in the
+    overlap would belong to both. Other overlaps are a TD's extension of a late match and fine."""
+    seen: dict[frozenset[str], list[Pairing]] = {}
+    for p in sorted(pairings, key=lambda p: p.line):
+        for q in seen.get(frozenset((p.a, p.b)), []):
+            if p.window_start < q.window_end and q.window_start < p.window_end:
+                raise InputError(path, f"line {p.line}", (
+                    f"{p.a!r} v {p.b!r} in {p.stage} round {p.round} [{_iso(p.window_start)}, {_iso(p.window_end)}) "
+                    f"overlaps their {q.stage} round {q.round} [{_iso(q.window_start)}, {_iso(q.window_end)}) on line "
+                    f"{q.line}: expected the windows of a rematch not to overlap (a game in both could count twice)"))
+        seen.setdefault(frozenset((p.a, p.b)), []).append(p)
+
+
+def _iso(t: dt.datetime) -> str:
+    return t.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
 
 def _bye(path: Path, line: int, config: Config, stage: Stage, rnd: int, row: dict[str, str], entrants: dict[str, str],
