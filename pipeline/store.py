@@ -25,7 +25,7 @@ WRITABLE = frozenset({
     "lichess_users", "lichess_rating_points", "lichess_games",
     "td_members", "td_pairings", "td_byes",
     "scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings",
-    "game_verdicts", "td_overrides",
+    "game_verdicts", "td_overrides", "rating_estimates",
 })
 
 
