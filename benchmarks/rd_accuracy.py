@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime as dt
 import json
+import re
 import sys
 import tempfile
 import time
@@ -71,7 +73,8 @@ def summarize(est: pl.DataFrame, true: pl.DataFrame) -> dict[str, float]:
     n = j.height
     out: dict[str, float] = {"rows": est.height, "joined": n}
     for m in rd.METHODS:
-        out[f"share_{m}"] = j.filter(pl.col("rd_method") == m).height / n if n else 0.0
+        out[f"count_{m}"] = j.filter(pl.col("rd_method") == m).height
+        out[f"share_{m}"] = out[f"count_{m}"] / n if n else 0.0
     known = j.filter(pl.col("rd_est").is_not_null()).with_columns(err=(pl.col("rd_est") - pl.col("true_after")).abs())
     e = known["err"]
     out.update(mean_abs=e.mean(), median_abs=e.median(), p90_abs=e.quantile(0.9), p99_abs=e.quantile(0.99), max_abs=e.max())
@@ -120,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"source: {source}")
     print(f"games: {games.height}  sides estimated: {int(s['rows'])}  joined to truth: {int(s['joined'])}  "
           f"({took:.1f} s)")
-    print("methods: " + "  ".join(f"{m} {s[f'share_{m}']:.2%}" for m in rd.METHODS))
+    print("methods: " + "  ".join(f"{m} {int(s[f'count_{m}'])} ({s[f'share_{m}']:.2%})" for m in rd.METHODS))
     print(f"|rd_est - true RD after|: mean {s['mean_abs']:.2f}  median {s['median_abs']:.2f}  p90 {s['p90_abs']:.2f}  "
           f"p99 {s['p99_abs']:.2f}  max {s['max_abs']:.2f}")
     print(f"  estimated rows: median {s['median_abs_estimated']:.2f} p99 {s['p99_abs_estimated']:.2f}; "
@@ -131,7 +134,31 @@ def main(argv: list[str] | None = None) -> int:
           f"{int(s['near_80_disagree'])} of {int(s['near_80'])}")
     print(f"unknown rows: {int(s['unknown_true_above_80'])} truly above 80, {int(s['unknown_interval_above_80'])} "
           "with rd_low above 80")
+    print("planted cap crossings (PLANTED.csv / TRAPS.csv; the notes give the true RD before the crossing game):")
+    for subject, day, true_rd, row in planted_crossings(demo, est):
+        if row is None:
+            print(f"  {subject:<14} {day}  true RD {true_rd:>3}  (no crossing game stored)")
+            continue
+        shown = "unknown" if row["rd_est"] is None else f"{row['rd_est']:6.1f}"
+        print(f"  {subject:<14} {day}  true RD {true_rd:>3}  estimate after the game {shown} "
+              f"[{row['rd_low']:.1f}, {row['rd_high']:.1f}] {row['rd_method']}")
     return 0
+
+
+def planted_crossings(demo: Path, est: pl.DataFrame) -> list[tuple[str, str, int, dict[str, object] | None]]:
+    """Each planted TEAM-CAP crossing day with the estimate at that day's first game above 2200."""
+    out = []
+    for name in ("PLANTED.csv", "TRAPS.csv"):
+        with (demo / name).open(encoding="utf-8") as f:
+            for r in csv.DictReader(f):
+                if not r["rule_id"].startswith("TEAM-CAP-"):
+                    continue
+                for day, true_rd in re.findall(r"(\d{4}-\d{2}-\d{2}) \(RD (\d+)\)", r["note"]):
+                    rows = est.filter((pl.col("user_id") == r["subject"].lower())
+                                      & (pl.col("played_at").dt.date() == dt.date.fromisoformat(day))
+                                      & (pl.col("rating_after") > 2200)).sort("played_at")
+                    out.append((r["subject"], day, int(true_rd), rows.row(0, named=True) if rows.height else None))
+    return out
 
 
 if __name__ == "__main__":

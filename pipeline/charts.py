@@ -15,7 +15,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 from matplotlib.figure import Figure
 
-__all__ = ["RD_LIMIT", "write_cap_chart"]
+__all__ = ["RD_LIMIT", "cap_figure", "write_cap_chart"]
 
 RD_LIMIT = 80.0   # TEAM-CAP-5: a crossing made while the RD is above 80 does not count
 WIDTH_IN, HEIGHT_IN, DPI = 10.0, 4.6, 110
@@ -51,7 +51,16 @@ def _annotate(ax: object, group: list[tuple[dt.datetime, int, float | None, bool
 
 def write_cap_chart(path: Path, username: str, cap: int, points: list[tuple[dt.datetime, int]],
                     crossings: list[tuple[dt.datetime, int, float | None, bool]], since: dt.date) -> Path:
-    """Write the chart to `path` (a .png; folders are created) and return it.
+    """Write :func:`cap_figure` to `path` as a PNG (folders are created) and return `path`."""
+    fig = cap_figure(username, cap, points, crossings, since)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", metadata={"Software": None})
+    return path
+
+
+def cap_figure(username: str, cap: int, points: list[tuple[dt.datetime, int]],
+               crossings: list[tuple[dt.datetime, int, float | None, bool]], since: dt.date) -> Figure:
+    """The chart as a matplotlib Figure (Agg canvas attached).
 
     `points`: (time, rating after the game) of each rated antichess game since `since`.
     `crossings`: (time, rating after, estimated RD or None, counted) of each game after which the
@@ -100,6 +109,4 @@ def write_cap_chart(path: Path, username: str, cap: int, points: list[tuple[dt.d
     ax.grid(True, color="#e5e5e5", linewidth=0.6)
     ax.legend(loc="lower left", fontsize=8, framealpha=0.9)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", metadata={"Software": None})
-    return path
+    return fig

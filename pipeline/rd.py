@@ -81,7 +81,7 @@ import polars as pl
 
 from pipeline import glicko
 
-__all__ = ["INPUT_COLUMNS", "METHODS", "OUTPUT_SCHEMA", "RdMethod", "estimate_rd"]
+__all__ = ["INPUT_COLUMNS", "METHODS", "OUTPUT_SCHEMA", "RdMethod", "estimate_rd", "post_game_rd"]
 
 RdMethod = Literal["estimated", "carried", "unknown"]
 METHODS: tuple[RdMethod, ...] = ("estimated", "carried", "unknown")
@@ -271,6 +271,19 @@ def _change_range(side: _Side, sign: int) -> tuple[float, float] | None:
 def _rd_from_change(c: float, g: float, surprise: float) -> float:
     """RD' = sqrt(S c / (g (s - E))), with c and s - E of the same sign."""
     return math.sqrt(max(S * c / (g * surprise), 0.0))
+
+
+def post_game_rd(change: float, score: float, rating_gap: float, opponent_rd: float) -> float:
+    """The exact inversion for one game without rounding: the post-game RD (unclamped) of a player
+    whose rating moved by `change` Glicko-1 points (after the 1.02 gain factor) with result
+    `score` (1, 0.5, 0) against an opponent `rating_gap` points below them (pre-game ratings) with
+    pre-game RD `opponent_rd`: ``sqrt(S c / (g (s - E)))``, ``c = change / 1.02`` for a gain."""
+    c = change / GAIN_FACTOR if change > 0 else change
+    g = _g(opponent_rd)
+    surprise = score - _expected(g, rating_gap)
+    if c == 0 or surprise == 0 or (c > 0) != (surprise > 0):
+        raise ValueError(f"change {change!r} with s - E = {surprise!r}: expected both non-zero and of one sign")
+    return _rd_from_change(abs(c), g, abs(surprise))
 
 
 def _measure(side: _Side, opp_rating: int, opp: _Belief, default_rd: float) -> tuple[_Belief | None, bool]:
