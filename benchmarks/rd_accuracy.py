@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         est = rd.estimate_rd(games, players=players)
         took = time.perf_counter() - started
         s = summarize(est, truth(demo))
+        planted = planted_crossings(demo, est)
     print(f"source: {source}")
     print(f"games: {games.height}  sides estimated: {int(s['rows'])}  joined to truth: {int(s['joined'])}  "
           f"({took:.1f} s)")
@@ -135,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"unknown rows: {int(s['unknown_true_above_80'])} truly above 80, {int(s['unknown_interval_above_80'])} "
           "with rd_low above 80")
     print("planted cap crossings (PLANTED.csv / TRAPS.csv; the notes give the true RD before the crossing game):")
-    for subject, day, true_rd, row in planted_crossings(demo, est):
+    for subject, day, true_rd, row in planted:
         if row is None:
             print(f"  {subject:<14} {day}  true RD {true_rd:>3}  (no crossing game stored)")
             continue

@@ -33,8 +33,13 @@ to nothing and is not used for the point estimate.
 
 Between games the RD follows Lichess's deterministic path (pipeline.glicko step 1): decay on
 read, ``RD_pre^2 = RD_post^2 + t * sigma^2 * S^2`` with ``t`` = days since the player's previous
-game x 0.21436, then the update above. Per player, in time order, each game's estimate combines
-this *prediction* (the previous estimate carried forward) with the game's own *measurement*:
+game x 0.21436, then the update above. The volatility sigma is not published either; each
+player's is learnt as they play: every usable game after idle time observes
+``sigma^2 = (RD_pre^2 - RD_post_previous^2) / (t S^2)`` (RD_pre from the game's own measurement),
+averaged with inverse-variance weights around a prior of 0.075 (between lila's "typical" 0.06 and
+a new account's 0.09). Per player, in the order Lichess rates games (by last move: a game is
+rated when it ends), each game's estimate combines this
+*prediction* (the previous estimate carried forward) with the game's own *measurement*:
 
 * ``rd_est``: inverse-variance mean of prediction and measurement (delta-method standard
   deviations: truncation of ratingDiff and of the two ratings, the opponent's RD, the volatility),
@@ -57,10 +62,12 @@ unusable too, ``default_opponent_rd`` (60: lila's "typical player" RD in
 a game depend on each other only through g and E, so the two are solved together by a few
 fixed-point rounds.
 
-A player's first stored game has no prior: its measurement alone decides. For a brand-new account
-Lichess starts at 1500 / RD 500; the first game then moves the rating by 100-250 points, which
-the inversion reads to about +-1 %, so no special case is needed (and none is possible: the data
-cannot tell a first game ever from the first game since ``history_since``).
+A player's first stored game has no prior: its measurement alone decides. The data cannot tell
+an account's first game ever from its first game since ``history_since``, but a first stored game
+at exactly 1500 is most likely a new account's, which Lichess plays at RD 500: that is a loose
+point prior (the interval stays 45-500). Such a game usually moves the rating by 100-250 points,
+which the inversion reads to about +-1 % anyway; the prior matters only when it does not (a loss
+to a much stronger player), so that the row is ``carried`` from 500 instead of ``unknown``.
 
 Constants (each from :mod:`pipeline.glicko`, which cites lila / scalachess):
 SCALE 173.7178 (Glickman step 2), RATING_PERIODS_PER_DAY 0.21436 (lila), RD clamps 45 / 500
