@@ -1,29 +1,59 @@
-"""The nightly flow: validate inputs → ingest → link, score and rank → export.
+"""The nightly flow: validate inputs → ingest (a task per player batch, then the casual-game
+searches) → link, score and rank → audit → export → publish.
 
-Logic lives in ``pipeline.run``; each task is one call. Tasks take the config and inputs
-(frozen values) and open the database themselves, so nothing unhashable crosses a task
-boundary (``NO_CACHE``: a nightly run must never be skipped by a cache hit).
+Logic lives in ``pipeline``; each task is one call. The flow runs inside
+``pipeline.runs.recorded``: it holds the tournament's writer lock, its stages write only the
+private working database (``run.work``), every stage's counts go to the ``runs`` record, and the
+snapshot TDs read is replaced only by the last task, when everything before it succeeded.
+
+Tasks take the config and inputs (frozen values) and open the database themselves, so nothing
+unhashable crosses a task boundary (``NO_CACHE``: a nightly run must never be skipped by a cache
+hit). Only fetching is retried: an ingest task that failed because Lichess did (after the
+client's own per-request retries) runs again, resuming from its cursors; bad data and bad
+rulings fail at once. Batches run one after another: Lichess asks for one download at a time
+(``lichess.concurrency`` allows 2, its limit, inside a batch), and that limit is per token,
+not per task.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import asdict
+from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from pipeline import run
+from pipeline import ingest, run, runs
 from pipeline.config import Config, load_config
 from pipeline.console import ingest_progress
+from pipeline.errors import LichessError
+
+INGEST_RETRIES = 2
 
 
-@task(name="ingest", cache_policy=NO_CACHE)
-def ingest_task(config: Config, inputs: run.Inputs, base_url: str, now: dt.datetime) -> dict[str, Any]:
-    with ingest_progress(len(inputs.player_ids())) as progress:
-        return run.ingest_stage(config, inputs, base_url, now, progress=progress).summary()
+def _lichess_failed(task: Any, task_run: Any, state: Any) -> bool:
+    """Retry condition of the fetching tasks: Lichess (or the network) failed, nothing else."""
+    return isinstance(state.result(raise_on_failure=False), LichessError)
+
+
+def retry_delay_s(config: Config) -> float:
+    """After the client's own retries (backoff_s, doubling, max_retries times): the next step."""
+    return config.lichess.backoff_s * 2 ** config.lichess.max_retries
+
+
+@task(name="ingest-batch", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
+def ingest_batch_task(config: Config, inputs: run.Inputs, base_url: str, now: dt.datetime,
+                      players: tuple[str, ...]) -> ingest.IngestReport:
+    with ingest_progress(len(players)) as progress:
+        return run.ingest_batch(config, inputs, base_url, now, players, progress=progress)
+
+
+@task(name="ingest-casual-games", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
+def watch_task(config: Config, inputs: run.Inputs, base_url: str, now: dt.datetime,
+               batches: list[ingest.IngestReport]) -> ingest.IngestReport:
+    return run.ingest_watched(config, inputs, base_url, now, batches)
 
 
 @task(name="link-score-rank", cache_policy=NO_CACHE)
@@ -31,9 +61,26 @@ def score_task(config: Config, inputs: run.Inputs, now: dt.datetime) -> dict[str
     return asdict(run.score_stage(config, inputs, now))
 
 
+@task(name="audit", cache_policy=NO_CACHE)
+def audit_task(config: Config, inputs: run.Inputs, now: dt.datetime) -> dict[str, Any]:
+    result = run.audit_stage(config, inputs, now)  # type: ignore[attr-defined]
+    return asdict(result) if is_dataclass(result) else dict(result or {})
+
+
 @task(name="export", cache_policy=NO_CACHE)
 def export_task(config: Config) -> list[str]:
     return [str(p) for p in run.export_stage(config)]
+
+
+@task(name="publish", cache_policy=NO_CACHE)
+def publish_task(record: runs.Run) -> dict[str, Any]:
+    return runs.publish(record)
+
+
+def _flow_run_id() -> str | None:
+    from prefect.runtime import flow_run
+
+    return str(flow_run.id) if flow_run.id else None
 
 
 @flow(name="antichess-nightly")
@@ -42,8 +89,45 @@ def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
     config = load_config(Path(config_path))
     inputs = run.read_inputs(config)
     at = dt.datetime.fromisoformat(now.replace("Z", "+00:00")) if now else dt.datetime.now(dt.UTC)
-    with run.lichess_base_url(config, now=at if now else None) as base_url:
-        ingested = ingest_task(config, inputs, base_url, at)
-    scored = score_task(config, inputs, at)
-    exported = export_task(config)
-    return {"ingest": ingested, "score": scored, "exports": exported}
+    with runs.recorded(config, "nightly", at, flow_run_id=_flow_run_id()) as record:
+        work = record.work
+        record.stage("ingest")
+        options = {"retries": INGEST_RETRIES, "retry_delay_seconds": retry_delay_s(config)}
+        with run.lichess_base_url(work, now=at if now else None) as base_url:
+            batches = [ingest_batch_task.with_options(**options)(work, inputs, base_url, at, players)
+                       for players in run.player_batches(inputs)]
+            watched = watch_task.with_options(**options)(work, inputs, base_url, at, batches)
+        ingested = ingest.merge_reports([*batches, watched]).summary()
+        record.done("ingest", runs.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"])
+
+        record.stage("score")
+        scored = score_task(work, inputs, at)
+        record.done("score", scored, warnings=scored["notes"])
+
+        audited = None
+        if hasattr(run, "audit_stage"):  # issue 7's audits (pipeline/audits.py), between scoring and exports
+            record.stage("audit")
+            audited = audit_task(work, inputs, at)
+            record.done("audit", audited)
+
+        record.stage("export")
+        exported = export_task(work)
+        record.done("export", {"files": len(exported)})
+
+        published = publish_task(record)
+    return {"run_id": record.run_id, "ingest": ingested, "score": scored, "audit": audited, "exports": exported,
+            "published": published}
+
+
+def deployment_options(config: Config, config_path: Path) -> dict[str, Any]:
+    """What ``antichess-td serve`` gives ``nightly.serve``: one deployment per tournament, named by
+    its id, on the config's cron schedule and time zone (``[schedule]``, default 03:00 UTC)."""
+    from prefect.schedules import Cron
+
+    return {
+        "name": config.tournament_id,
+        "schedule": Cron(config.schedule.cron, timezone=config.schedule.timezone),
+        "parameters": {"config_path": str(Path(config_path).resolve())},
+        "tags": ["antichess-td", config.tournament_id],
+        "description": f"Nightly run of {config.name}: ingest, score, audit, export, publish {config.paths.database}",
+    }

@@ -76,19 +76,23 @@ def _summary(result: dict[str, Any]) -> None:
 
 @app.command()
 def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
-    """Everything, in order, as a Prefect flow: ingest, link and score, rank, export."""
-    from pipeline import prefect_env, run
+    """Everything, in order, as a Prefect flow: ingest, link and score, rank, export, publish.
+
+    Writes the working database only; replaces the published database (paths.database) at the
+    end, when every stage succeeded."""
+    from pipeline import prefect_env, run, runs
 
     cfg = load_config(config)
     run.read_inputs(cfg)  # bad TD input stops here, before Prefect starts or anything is written
     _now(now)
-    prefect_env.configure(cfg.paths.database.parent / ".prefect")
+    assert cfg.paths.prefect_home is not None
+    prefect_env.configure(cfg.paths.prefect_home)
     from flows.nightly import nightly as nightly_flow
 
     result = nightly_flow(config_path=str(config), now=now)
     _summary(result)
     _print_standings(cfg)
-    _say(f"database: {cfg.paths.database}")
+    _say(runs.summary_line(result["run_id"], cfg.paths.database))
 
 
 def _print_standings(cfg: Any) -> None:
@@ -108,38 +112,92 @@ def _print_standings(cfg: Any) -> None:
 
 @app.command()
 def ingest(config: ConfigOpt, now: NowOpt = None) -> None:
-    """Fetch profiles, antichess rating histories and games into the database."""
-    from pipeline import run
+    """Fetch profiles, antichess rating histories and games (working database; published at the end)."""
+    from pipeline import run, runs
 
     from pipeline.console import ingest_progress, ingest_summary
 
     cfg = load_config(config)
     inputs = run.read_inputs(cfg)
     at = _now(now)
-    with run.lichess_base_url(cfg, now=at if now else None) as base_url, \
-            ingest_progress(len(inputs.player_ids())) as progress:
-        report = run.ingest_stage(cfg, inputs, base_url, at, progress=progress)
-    for line in ingest_summary(report.summary(), per_player=True):
+    with runs.recorded(cfg, "ingest", at) as record:
+        record.stage("ingest")
+        with run.lichess_base_url(record.work, now=at if now else None) as base_url, \
+                ingest_progress(len(inputs.player_ids())) as progress:
+            report = run.ingest_stage(record.work, inputs, base_url, at, progress=progress)
+        summary = report.summary()
+        record.done("ingest", runs.ingest_counts(summary), requests=summary["requests"], warnings=summary["warnings"])
+    for line in ingest_summary(summary, per_player=True):
         _say(line)
+    _say(runs.summary_line(record.run_id, cfg.paths.database))
 
 
 @app.command()
 def score(config: ConfigOpt, now: NowOpt = None) -> None:
-    """Link games to pairings, score parts, boards and matches, and rank (no fetching)."""
-    from pipeline import run
+    """Link games to pairings, score parts, boards and matches, and rank (no fetching; working
+    database, published at the end, so a TD sees a re-run round at once)."""
+    from dataclasses import asdict
+
+    from pipeline import run, runs
 
     cfg = load_config(config)
-    report = run.score_stage(cfg, run.read_inputs(cfg), _now(now))
+    inputs = run.read_inputs(cfg)
+    at = _now(now)
+    with runs.recorded(cfg, "score", at) as record:
+        record.stage("score")
+        report = run.score_stage(record.work, inputs, at)
+        record.done("score", asdict(report), warnings=report.notes)
     _say(f"score: {report.match_games} match games ({report.counted_games} counted), {report.team_matches} matches")
+    _say(runs.summary_line(record.run_id, cfg.paths.database))
 
 
 @app.command()
 def export(config: ConfigOpt) -> None:
-    """Write standings_<stage>.csv from the database."""
+    """Write the exports from the published database (read-only: works while a run is writing)."""
     from pipeline import run
 
-    for p in run.export_stage(load_config(config)):
+    cfg = load_config(config)
+    if not cfg.paths.database.exists():
+        raise InputError(config, "key 'paths.database'",
+                         f"{cfg.paths.database} does not exist yet: run `antichess-td nightly` (or score) first")
+    for p in run.export_stage(cfg):
         _say(f"wrote {p}")
+
+
+@app.command()
+def serve(config: ConfigOpt) -> None:
+    """Serve the nightly flow as a Prefect deployment on the config's cron schedule ([schedule],
+    default 0 3 * * * UTC). Needs a running `prefect server start`; PREFECT_API_URL names it
+    (default http://127.0.0.1:4200/api). Runs until stopped (Ctrl-C pauses the schedule)."""
+    import os
+
+    from pipeline import prefect_env, run
+
+    cfg = load_config(config)
+    run.read_inputs(cfg)
+    assert cfg.paths.prefect_home is not None
+    os.environ.setdefault("PREFECT_API_URL", "http://127.0.0.1:4200/api")
+    prefect_env.configure(cfg.paths.prefect_home)
+    api = os.environ["PREFECT_API_URL"]
+    _check_prefect_server(api)
+    from flows.nightly import deployment_options, nightly as nightly_flow
+
+    options = deployment_options(cfg, config)
+    _say(f"serving deployment antichess-nightly/{options['name']} ({cfg.schedule.cron}, {cfg.schedule.timezone}) "
+         f"on {api}; run one now with: prefect deployment run 'antichess-nightly/{options['name']}'")
+    nightly_flow.serve(**options, limit=1, print_starting_message=False)
+
+
+def _check_prefect_server(api: str) -> None:
+    import httpx
+
+    try:
+        ok = httpx.get(api.rstrip("/") + "/health", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        ok = False
+    if not ok:
+        raise TdError(f"no Prefect server answers at {api}: start one with `prefect server start` "
+                      "(see the README, \"Schedule it\"), or set PREFECT_API_URL to yours")
 
 
 @app.command("replay-server")
@@ -209,11 +267,16 @@ def main() -> None:
     try:
         app()
     except InputError as e:
-        typer.echo(f"error: {e}", err=True)
-        sys.exit(2)
+        _fail(f"error: {e}", e, 2)
     except LichessError as e:
-        typer.echo(f"error: Lichess: {e}", err=True)
-        sys.exit(3)
+        _fail(f"error: Lichess: {e}", e, 3)
     except TdError as e:
-        typer.echo(f"error: {e}", err=True)
-        sys.exit(3)
+        _fail(f"error: {e}", e, 3)
+
+
+def _fail(message: str, e: BaseException, code: int) -> None:
+    """The error, then what the run record adds (which run failed, what stays published)."""
+    typer.echo(message, err=True)
+    for note in getattr(e, "__notes__", ()):
+        typer.echo(note, err=True)
+    sys.exit(code)

@@ -10,8 +10,11 @@ Pure: reads files, no network, database, clock or environment.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import re
 import tomllib
+import zoneinfo
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -107,6 +110,16 @@ class Paths:
     database: Path
     exports: Path
     overrides: Path | None = None
+    work_database: Path | None = None     # the runs' private working copy (default <database>.work.duckdb beside it)
+    prefect_home: Path | None = None      # Prefect's home and SQLite database (default .prefect beside the database)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """When ``antichess-td serve`` runs the nightly flow: a 5-field cron line in an IANA time zone."""
+
+    cron: str = "0 3 * * *"
+    timezone: str = "UTC"
 
 
 @dataclass(frozen=True)
@@ -152,6 +165,7 @@ class Config:
     composition: Composition
     champion: str | None = None       # ACWC-Q-1/C-1: the previous champion (skips qualification), a players.csv name
     runner_up: str | None = None      # ACWC-Q-1/C-1: the previous runner-up, likewise
+    schedule: Schedule = Schedule()
 
     def stage(self, name: str) -> Stage:
         for s in self.stages:
@@ -348,8 +362,17 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         database=p.path("database", base),
         exports=p.path("exports", base),
         overrides=p.path("overrides", base, None),
+        work_database=p.path("work_database", base, None),
+        prefect_home=p.path("prefect_home", base, None),
     )
     p.done()
+    if paths.work_database is None:
+        paths = dataclasses.replace(paths, work_database=paths.database.with_name(f"{paths.database.stem}.work.duckdb"))
+    if paths.prefect_home is None:
+        paths = dataclasses.replace(paths, prefect_home=paths.database.parent / ".prefect")
+    if paths.work_database == paths.database:
+        raise p.fail("work_database", f"{paths.database}: expected a file other than paths.database "
+                                      "(runs write the working copy and publish it onto paths.database)")
     if kind == "team" and paths.teams is None:
         raise top.fail("paths.teams", "missing: a team event needs a teams.csv path")
     if kind == "individual" and paths.players is None:
@@ -388,6 +411,7 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         raise co.fail("strongest_players", f"expected a list of Lichess names, got {strongest!r}")
     composition = Composition(max_titled=co.int_("max_titled", 2), strongest_players=tuple(strongest))
     co.done()
+    schedule = _build_schedule(top.table("schedule", {}))
     top.done()
     if lichess_raw["history_since"] is None:
         lichess_raw["history_since"] = default_history_since(registration_at, rating_cap)
@@ -408,7 +432,26 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         composition=composition,
         champion=champion,
         runner_up=runner_up,
+        schedule=schedule,
     )
+
+
+_CRON_FIELD = re.compile(r"^[0-9A-Za-z*/,?-]+$")
+
+
+def _build_schedule(s: _Table) -> Schedule:
+    cron = s.str_("cron", Schedule.cron)
+    fields = cron.split()
+    if len(fields) != 5 or not all(_CRON_FIELD.match(f) for f in fields):
+        raise s.fail("cron", f"expected a cron line of 5 fields (minute hour day month weekday) such as "
+                             f"'0 3 * * *', got {cron!r}")
+    timezone = s.str_("timezone", Schedule.timezone)
+    try:
+        zoneinfo.ZoneInfo(timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise s.fail("timezone", f"expected an IANA time zone such as UTC or Europe/Berlin, got {timezone!r}") from None
+    s.done()
+    return Schedule(cron, timezone)
 
 
 def default_history_since(registration_at: dt.datetime | None, cap: RatingCap) -> dt.datetime:

@@ -29,6 +29,7 @@ outsiders) + ongoing + rejected, and loaded = new + already stored.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -349,13 +350,17 @@ def sync_games(con: duckdb.DuckDBPyConnection, lock: threading.Lock, client: ber
 
 def ingest(con: duckdb.DuckDBPyConnection, client: berserk.Client, player_ids: Iterable[str], since: dt.datetime | None,
            now: dt.datetime, watch: Iterable[WatchedBoard] = (), concurrency: int = 1,
-           progress: Callable[[PlayerReport], None] | None = None) -> IngestReport:
-    """Profiles, antichess rating histories and games of the registered players."""
+           progress: Callable[[PlayerReport], None] | None = None,
+           registered: Iterable[str] | None = None) -> IngestReport:
+    """Profiles, antichess rating histories and games of the registered players.
+
+    ``registered`` is everyone registered when ``player_ids`` is one batch of them (games of other
+    variants are kept only between two registered players); by default the players themselves."""
     stats = lichess.stats_of(client)
     start_stats = dict(stats.__dict__)
     report = IngestReport()
     ids = list(dict.fromkeys(p.lower() for p in player_ids))
-    registered = frozenset(ids)
+    registered = frozenset(p.lower() for p in registered) if registered is not None else frozenset(ids)
     lock = threading.Lock()
 
     users = load_users(con, lichess.fetch_users(client, ids), now, report)
@@ -414,7 +419,24 @@ def ingest(con: duckdb.DuckDBPyConnection, client: berserk.Client, player_ids: I
         for item in streams:
             run_stream(item)
 
-    # Casual games between paired players do not change the profiles' rated-game counts.
+    _search_watched(con, lock, client, report, watch, registered, now, cursors)
+
+    for uid in ids:
+        p = report.players.get(uid)
+        if p is not None and p.games == "unchanged" and progress:
+            progress(p)
+    for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):
+        setattr(report, key, getattr(stats, key) - start_stats[key])
+    log.info("ingest: %s", {k: v for k, v in report.summary().items() if k != "players"})
+    return report
+
+
+def _search_watched(con: duckdb.DuckDBPyConnection, lock: threading.Lock, client: berserk.Client, report: IngestReport,
+                    watch: Iterable[WatchedBoard], registered: frozenset[str], now: dt.datetime,
+                    cursors: dict[tuple[str, str], dict[str, Any]]) -> None:
+    """Casual games between paired players do not change the profiles' rated-game counts: one
+    ``vs`` request per board of an open window whose two players were both skipped."""
+    stats = lichess.stats_of(client)
     for board in watch:
         a, b = report.players.get(board.player_a), report.players.get(board.player_b)
         if a is None or b is None or a.games != "unchanged" or b.games != "unchanged":
@@ -431,11 +453,46 @@ def ingest(con: duckdb.DuckDBPyConnection, client: berserk.Client, player_ids: I
                    None, final_count=None, vs=board.player_b)
         a.vs_requests += stats.requests - before
 
-    for uid in ids:
-        p = report.players.get(uid)
-        if p is not None and p.games == "unchanged" and progress:
-            progress(p)
+
+def search_watched(con: duckdb.DuckDBPyConnection, client: berserk.Client, games_status: dict[str, str],
+                   watch: Iterable[WatchedBoard], registered: Iterable[str], now: dt.datetime) -> IngestReport:
+    """The ``vs`` searches of :func:`ingest` for players ingested in batches: ``games_status`` is each
+    player's games status from the batches (``unchanged`` when the profile showed nothing new).
+    Read the cursors after the batches: a skipped player's cursors are as they were before them."""
+    stats = lichess.stats_of(client)
+    start_stats = dict(stats.__dict__)
+    report = IngestReport()
+    report.players = {uid: PlayerReport(uid, games=status) for uid, status in games_status.items()}
+    cursors = {(r["user_id"], r["endpoint"]): r for r in store.query(con, "queries/ingest_cursors").iter_rows(named=True)}
+    _search_watched(con, threading.Lock(), client, report, watch, frozenset(p.lower() for p in registered), now, cursors)
     for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):
         setattr(report, key, getattr(stats, key) - start_stats[key])
-    log.info("ingest: %s", {k: v for k, v in report.summary().items() if k != "players"})
     return report
+
+
+_COUNTERS = ("users_fetched", "users_loaded", "histories_loaded", "histories_unchanged", "rating_points_loaded",
+             "streams_unchanged", "rejected", "requests", "retries", "rate_limited", "waited_429_s", "streams_resumed")
+
+
+def merge_reports(reports: Iterable[IngestReport]) -> IngestReport:
+    """One report for a run ingested in batches: counters and per-player counts added up, each
+    player's statuses from the first report that has them set, distinct game ids united."""
+    out = IngestReport()
+    for r in reports:
+        for name in _COUNTERS:
+            setattr(out, name, getattr(out, name) + getattr(r, name))
+        out.users_missing += r.users_missing
+        out.warnings += r.warnings
+        out.game_ids |= r.game_ids
+        for uid, p in r.players.items():
+            mine = out.players.get(uid)
+            if mine is None:
+                out.players[uid] = dataclasses.replace(p)
+                continue
+            for f in dataclasses.fields(PlayerReport):
+                value = getattr(p, f.name)
+                if isinstance(value, int):
+                    setattr(mine, f.name, getattr(mine, f.name) + value)
+                elif getattr(mine, f.name) == "-":
+                    setattr(mine, f.name, value)
+    return out

@@ -2,7 +2,10 @@
 
 The CLI calls them directly (``antichess-td ingest|score|export``) and the Prefect flow
 (``flows/nightly.py``) sequences them; no logic lives in the flow. Each stage opens the
-database itself, so a stage can be rerun alone.
+database ``config.paths.database`` itself, so a stage can be rerun alone. The CLI and the flow
+run the writing stages inside ``pipeline.runs.recorded`` and hand them ``run.work``, whose
+database is the private working copy; the published snapshot is replaced only when the whole
+command succeeded (``pipeline.publish``). ``export`` only reads (read-only connection).
 """
 
 from __future__ import annotations
@@ -105,20 +108,61 @@ def watched_boards(config: Config, inputs: Inputs) -> list[ingest.WatchedBoard]:
     return out
 
 
-def ingest_stage(config: Config, inputs: Inputs, base_url: str, now: dt.datetime,
-                 progress: Callable[[ingest.PlayerReport], None] | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> ingest.IngestReport:
+def _client(config: Config, base_url: str, sleep: Callable[[float], None], warn: bool = True) -> Any:
     token = token_from_env(config)
-    if token is None and config.lichess.replay_data is None:
+    if warn and token is None and config.lichess.replay_data is None:
         log.warning("no Lichess token in $%s: Lichess answers rating-history requests without one with [] "
                     "(set the variable to a personal token; no scope is needed)", config.lichess.token_env)
     li = config.lichess
     policy = lichess.RetryPolicy(rate_limit_wait_s=li.rate_limit_wait_s, backoff_s=li.backoff_s, max_retries=li.max_retries)
-    client = lichess.make_client(base_url, token, li.timeout_s, policy, sleep=sleep)
+    return lichess.make_client(base_url, token, li.timeout_s, policy, sleep=sleep)
+
+
+def ingest_stage(config: Config, inputs: Inputs, base_url: str, now: dt.datetime,
+                 progress: Callable[[ingest.PlayerReport], None] | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> ingest.IngestReport:
+    client = _client(config, base_url, sleep)
+    li = config.lichess
     con = store.connect(config.paths.database)
     try:
         return ingest.ingest(con, client, inputs.player_ids(), li.history_since, now,
                              watch=watched_boards(config, inputs), concurrency=li.concurrency, progress=progress)
+    finally:
+        con.close()
+
+
+INGEST_BATCH = 300  # players per batch: one POST /api/users request (it takes at most 300 ids)
+
+
+def player_batches(inputs: Inputs, size: int = INGEST_BATCH) -> list[tuple[str, ...]]:
+    """The players in batches for the flow's ingest tasks (a batch is retried alone)."""
+    ids = inputs.player_ids()
+    return [ids[i:i + size] for i in range(0, len(ids), size)]
+
+
+def ingest_batch(config: Config, inputs: Inputs, base_url: str, now: dt.datetime, players: tuple[str, ...],
+                 progress: Callable[[ingest.PlayerReport], None] | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> ingest.IngestReport:
+    """:func:`ingest_stage` for one batch of players, without the casual-game searches
+    (:func:`ingest_watched` does them once every batch is in)."""
+    client = _client(config, base_url, sleep)
+    li = config.lichess
+    con = store.connect(config.paths.database)
+    try:
+        return ingest.ingest(con, client, players, li.history_since, now, concurrency=li.concurrency,
+                             progress=progress, registered=inputs.player_ids())
+    finally:
+        con.close()
+
+
+def ingest_watched(config: Config, inputs: Inputs, base_url: str, now: dt.datetime,
+                   batches: list[ingest.IngestReport], sleep: Callable[[float], None] = time.sleep) -> ingest.IngestReport:
+    """The ``vs`` searches for casual games of open round windows, after the batches."""
+    client = _client(config, base_url, sleep, warn=False)
+    statuses = {uid: p.games for b in batches for uid, p in b.players.items()}
+    con = store.connect(config.paths.database)
+    try:
+        return ingest.search_watched(con, client, statuses, watched_boards(config, inputs), inputs.player_ids(), now)
     finally:
         con.close()
 
@@ -213,7 +257,7 @@ def export_stage(config: Config) -> list[Path]:
     (round_<n>.md for the first stage, round_<stage>_<n>.md for the others, since every stage
     numbers its rounds from 1)."""
     written = []
-    con = store.connect(config.paths.database)
+    con = store.connect(config.paths.database, read_only=True)
     try:
         for i, stage in enumerate(config.stages):
             df = store.query(con, "queries/standings_latest", [stage.name])

@@ -26,7 +26,12 @@ WRITABLE = frozenset({
     "td_members", "td_pairings", "td_byes",
     "scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings",
     "game_verdicts", "td_overrides", "rating_estimates",
+    "pipeline_runs",
 })
+
+# The published snapshot's storage format: readable by every DuckDB since 1.0 (the `duckdb-cli`
+# package on PyPI is 1.5; a DuckDB 2.0 file is not readable before 2.0).
+SNAPSHOT_STORAGE_VERSION = "v1.0.0"
 
 
 @cache
@@ -116,3 +121,40 @@ def _column(name: str) -> str:
 def query(con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] | dict[str, Any] = ()) -> pl.DataFrame:
     """Run ``sql/<name>.sql`` with bound parameters and return the rows as a polars frame."""
     return con.sql(sql(name), params=params or None).pl()
+
+
+def copy_database(src: Path, dst: Path, storage_version: str | None = SNAPSHOT_STORAGE_VERSION) -> None:
+    """Write a complete, self-contained copy of the database ``src`` to the new file ``dst``: every
+    schema, table (with its constraints), view, macro and sequence, whatever they are
+    (``COPY FROM DATABASE``). Views keep their unqualified SQL, so they resolve inside ``dst``.
+    ``src`` is attached read-only; no other connection of this process may hold it read-write."""
+    if dst.exists():
+        raise FileExistsError(f"{dst}: expected a new file")
+    con = duckdb.connect()
+    try:
+        con.execute("ATTACH ? AS copy_src (READ_ONLY)", [str(src)])
+        if storage_version is None:
+            con.execute("ATTACH ? AS copy_dst", [str(dst)])
+        else:
+            con.execute("ATTACH ? AS copy_dst (STORAGE_VERSION ?)", [str(dst), storage_version])
+        con.execute("COPY FROM DATABASE copy_src TO copy_dst")
+        con.execute("DETACH copy_dst")
+        con.execute("DETACH copy_src")
+    finally:
+        con.close()
+
+
+def view_counts(path: Path) -> dict[str, int]:
+    """Open ``path`` read-only and count the rows of every view in it: each one must bind and run
+    inside that file alone (the check before a snapshot is published)."""
+    con = connect(path, read_only=True)
+    try:
+        names = [n for (n,) in con.execute(sql("queries/user_views")).fetchall()]
+        return {n: con.execute(f"SELECT count(*) FROM {_quoted(n)}").fetchall()[0][0] for n in names}
+    finally:
+        con.close()
+
+
+def _quoted(name: str) -> str:
+    """A catalog name (read from duckdb_views(), never from input) as a quoted identifier."""
+    return '"' + name.replace('"', '""') + '"'
