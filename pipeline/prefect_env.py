@@ -1,7 +1,8 @@
 """Prefect's environment, set before Prefect is first imported (it reads settings at import).
 
-* ``PREFECT_HOME`` (its SQLite database, results and caches) defaults to a ``.prefect`` folder
-  beside the tournament database instead of ``~/.prefect``.
+* ``PREFECT_HOME`` (its SQLite database, results and caches) is the config's
+  ``paths.prefect_home`` (default: a ``.prefect`` folder beside the tournament database)
+  instead of ``~/.prefect``.
 * Telemetry off: ``DO_NOT_TRACK=1``, ``PREFECT_SERVER_ANALYTICS_ENABLED=false``; with them a run
   makes no connection beyond loopback and the configured Lichess base URL.
 * The ephemeral server's first start takes 10-20 s on two cores (more under load): allow 120 s.

@@ -615,3 +615,31 @@ def test_composition_strongest_players(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         load_config(p)
     assert str(exc.value) == "tournament.toml key 'composition.strongest_players': expected a list of Lichess names, got 'Pinni'"
+
+
+# --------------------------------------------------------------------------- the working database and the schedule (issue 8)
+
+
+def test_working_database_and_prefect_home_default_beside_the_published_database(tmp_path: Path) -> None:
+    cfg = load(tmp_path, "[stages.swiss]\nrounds = 7\nparts = [{ time_control = \"2+5\", games = 4, win = 12, draw = 6 }]\n")
+    assert cfg.paths.database == tmp_path / "out" / "t1.duckdb"
+    assert cfg.paths.work_database == tmp_path / "out" / "t1.work.duckdb"
+    assert cfg.paths.prefect_home == tmp_path / "out" / ".prefect"
+    assert (cfg.schedule.cron, cfg.schedule.timezone) == ("0 3 * * *", "UTC")
+
+
+def test_error_working_database_on_the_published_path(tmp_path: Path) -> None:
+    msg = load_error(tmp_path, TEAM_HEADER.replace('exports = "out/exports"', 'exports = "out/exports"\nwork_database = "out/t1.duckdb"'))
+    assert msg == (f"tournament.toml key 'paths.work_database': {tmp_path / 'out' / 't1.duckdb'}: expected a file other than "
+                   "paths.database (runs write the working copy and publish it onto paths.database)")
+
+
+@pytest.mark.parametrize(("line", "expected"), [
+    ('cron = "0 3 * *"', "key 'schedule.cron': expected a cron line of 5 fields (minute hour day month weekday) such as "
+                         "'0 3 * * *', got '0 3 * *'"),
+    ('timezone = "Mars/Olympus"', "key 'schedule.timezone': expected an IANA time zone such as UTC or Europe/Berlin, "
+                                  "got 'Mars/Olympus'"),
+    ('when = "3am"', "key 'schedule.when': unknown key: expected one of cron, timezone"),
+])
+def test_error_schedule(tmp_path: Path, line: str, expected: str) -> None:
+    assert load_error(tmp_path, TEAM_HEADER + f"\n[schedule]\n{line}\n") == f"tournament.toml {expected}"
