@@ -30,12 +30,16 @@ def content(db: Path) -> dict[str, list[tuple]]:
 
 
 def test_batches_store_what_one_ingest_stores(skeleton: Path) -> None:
+    toml = skeleton.read_text(encoding="utf-8")
+    skeleton.write_text(toml.replace('replay_data = "lichess"', 'replay_data = "lichess"\nreplay_games_per_s = 0'),
+                        encoding="utf-8")
     cfg = load_config(skeleton)
     inputs = run.read_inputs(cfg)
     single = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, database=skeleton.parent / "single.duckdb"))
     batched = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, database=skeleton.parent / "batched.duckdb"))
-    batches = run.player_batches(inputs, size=1)  # alice and bob apart: their standard-chess game is kept all the same
-    assert len(batches) == 8
+    batches = run.player_batches(inputs, size=2)
+    assert len(batches) == 4
+    assert not any({"alice", "bob"} <= {p.lower() for p in b} for b in batches)  # their standard game is kept all the same
     vs_searches = []
     for night in NIGHTS:
         with run.lichess_base_url(cfg, now=night) as base_url:
