@@ -270,7 +270,11 @@ class _GameSink:
                 self._reject(line, gid, str(e))
                 continue
             if row.variant != "antichess" and not (row.white_id in self.registered and row.black_id in self.registered):
+                # not a game any rule looks at, but nothing is dropped: kept as it arrived, with why
                 self.player.games_skipped_other_variant += 1
+                self.rejected.append(_reject("game", line, row.game_id, f"not antichess (variant {row.variant!r}) and not "
+                                             "between two registered players: kept here, not stored as a game",
+                                             self.fetched_at))
                 continue
             self.pending.append((line, row))
 

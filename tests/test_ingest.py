@@ -250,20 +250,28 @@ def test_game_between_registered_players_stored_once(con: duckdb.DuckDBPyConnect
 def test_other_variant_kept_only_between_registered_players(con: duckdb.DuckDBPyConnection,
                                                            server: replay.ReplayServer) -> None:
     """ingest.py: other variants between a registered player and an outsider are counted as
-    skipped_other_variant and not kept (s1 standard vs olga, d1 atomic vs olga); s2 (standard,
-    alice-bob, both registered) is kept for linking to report as not_antichess."""
+    skipped_other_variant and not stored as games (s1 standard vs olga, d1 atomic vs olga), but
+    kept in rejected_records as they arrived, with the reason (nothing is lost); s2 (standard,
+    alice-bob, both registered) is stored for linking to report as not_antichess."""
     report = run(con, server)
     assert report.games_skipped_other_variant == 2
     assert rows(con, "SELECT game_id, variant FROM lichess_games WHERE variant <> 'antichess'") == [("s2", "standard")]
     assert rows(con, "SELECT count(*) FROM raw_games WHERE game_id IN ('s1', 'd1')") == [(0,)]
-    assert rows(con, "SELECT count(*) FROM rejected_records WHERE record_key IN ('s1', 'd1')") == [(0,)]
+    kept = rows(con, "SELECT record_key, reason, payload::JSON->>'variant' FROM rejected_records "
+                     "WHERE record_key IN ('s1', 'd1') ORDER BY record_key")
+    assert kept == [
+        ("d1", "not antichess (variant 'atomic') and not between two registered players: kept here, not stored as a game",
+         "atomic"),
+        ("s1", "not antichess (variant 'standard') and not between two registered players: kept here, not stored as a game",
+         "standard")]
 
 
 def test_unknown_status_rejected_and_counts_add_up(con: duckdb.DuckDBPyConnection, server: replay.ReplayServer) -> None:
     """lichess-api.md §1.8 (the status names) + ingest.py: a game that cannot be typed goes to
     rejected_records with the reason; fetched 9 == loaded 6 + skipped 2 + rejected 1."""
     report = run(con, server)
-    got = rows(con, "SELECT source, record_key, reason, payload, epoch_ms(fetched_at) FROM rejected_records")
+    got = rows(con, "SELECT source, record_key, reason, payload, epoch_ms(fetched_at) FROM rejected_records "
+                    "WHERE reason NOT LIKE 'not antichess%'")  # the two other-variant games: see the test above
     assert len(got) == 1
     source, key, reason, payload, fetched = got[0]
     assert (source, key, fetched) == ("game", "x1", NOW_MS)
@@ -325,7 +333,7 @@ def test_rerun_is_idempotent(con: duckdb.DuckDBPyConnection, server: replay.Repl
     first = run(con, server)
     snap1 = snapshot(con)
     assert {t: len(r) for t, r in snap1.items()} == {
-        "raw_users": 4, "raw_rating_histories": 3, "raw_games": 4, "rejected_records": 1,
+        "raw_users": 4, "raw_rating_histories": 3, "raw_games": 4, "rejected_records": 3,  # x1 (unknown status) + s1, d1 (other variants)
         "lichess_users": 4, "lichess_rating_points": 4, "lichess_games": 4}
     later = NOW + dt.timedelta(days=1)
     second = run(con, server, now=later)
