@@ -242,6 +242,7 @@ def demo(
     teams: Annotated[int, typer.Option("--teams", help="Teams in the TEAM season (even, at least 10).")] = 12,
     history_games: Annotated[str, typer.Option("--history-games", help="Rated antichess games per player, MIN-MAX (below 1000 most players also fall short of TEAM-ELIG-2; PLANTED.csv lists only the planted cases).")] = "1000-5000",
     acwc_players: Annotated[int, typer.Option("--acwc-players", help="Players in the ACWC 2021 qualification.")] = 40,
+    swiss_rounds: Annotated[int, typer.Option("--swiss-rounds", help="Swiss rounds of the TEAM season (7 as the preset, up to teams - 1; more push the knockout back).")] = 7,
 ) -> None:
     """Write the demo tournament: a TEAM season and an ACWC 2021 qualification with their Lichess data."""
     import time
@@ -254,10 +255,13 @@ def demo(
         raise InputError("--history-games", "", f"{history_games!r}: expected MIN-MAX such as 1000-5000") from None
     if teams < 10 or teams % 2:
         raise InputError("--teams", "", f"{teams}: expected an even number of at least 10 (TEAM-FMT-1)")
+    if not 7 <= swiss_rounds < teams:
+        raise InputError("--swiss-rounds", "", f"{swiss_rounds}: expected 7 (the planted cases use rounds 1-7) to "
+                                               f"{teams - 1} (one round fewer than the teams: no rematches)")
     started = time.perf_counter()
-    summary = build_season(out, seed, teams, (lo, hi), acwc_players)
+    summary = build_season(out, seed, teams, (lo, hi), acwc_players, swiss_rounds)
     _say(f"wrote {out}: {summary['players']} players, {summary['games']:,} games, {summary['teams']} teams, "
-         f"{summary['acwc_players']} ACWC players, {summary['planted']} planted violations, {summary['traps']} traps "
+         f"{summary['swiss_rounds']} Swiss rounds, {summary['acwc_players']} ACWC players, {summary['planted']} planted violations, {summary['traps']} traps "
          f"in {time.perf_counter() - started:.1f} s")
     _say(f"run: antichess-td nightly --config {out / 'tournament.toml'}  (and {out / 'acwc' / 'tournament.toml'})")
 

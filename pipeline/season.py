@@ -1,6 +1,6 @@
 """The demo tournament: a realistic TEAM season and an ACWC 2021 qualification, deterministically.
 
-``build_season(out, seed, teams)`` writes (same seed → byte-identical files)::
+``build_season(out, seed, teams, swiss_rounds=7)`` writes (same seed → byte-identical files)::
 
     out/tournament.toml, teams.csv, pairings.csv, overrides.csv   the TEAM season (12 teams by default)
     out/acwc/tournament.toml, players.csv, pairings.csv           the ACWC 2021 qualification (40 players)
@@ -17,8 +17,10 @@ side with no pieces or no moves wins) or a draw; a cut game is a resignation, a 
 agreed draw. Each game's PGN has the same players, clock, result and moves as its JSON.
 
 Match games follow the round windows (TEAM-FMT-3), the parts in TEAM-SCORE-2's default order,
-alternating colours; Swiss pairings for rounds 2-7 pair teams by score without rematches (the
-TD's job, simulated here); the top teams (TEAM-FMT-1) play semifinals, a final and a bronze match.
+alternating colours; Swiss pairings for rounds 2-7 (or up to ``swiss_rounds``) pair teams by score
+without rematches (the TD's job, simulated here); the top teams (TEAM-FMT-1) play semifinals, a
+final and a bronze match. More Swiss rounds than 7 push the knockout, the final and the dataset's
+"now" (``TEAM_END``) back by a week each.
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ DAY = dt.timedelta(days=1)
 
 TEAM_REGISTRATION = dt.datetime(2026, 8, 25, tzinfo=UTC)
 TEAM_START = dt.datetime(2026, 9, 1, tzinfo=UTC)          # a Tuesday (TEAM-FMT-3)
-TEAM_END = dt.datetime(2026, 11, 20, tzinfo=UTC)          # the dataset's "now" for the TEAM players
+TEAM_END = dt.datetime(2026, 11, 20, tzinfo=UTC)          # the dataset's "now" for the TEAM players (7 Swiss rounds)
+SWISS_ROUNDS = 7                                          # the team-swiss preset's rounds
 ACWC_START = dt.datetime(2021, 9, 7, tzinfo=UTC)          # a Tuesday after the 2021-09-01 seeding date
 ACWC_END = dt.datetime(2021, 11, 1, tzinfo=UTC)
 SPAN = dt.timedelta(days=913)                             # ~2.5 years of history before the end
@@ -413,8 +416,13 @@ def knockout_size(teams: int) -> int:
 
 
 class Season:
-    def __init__(self, seed: int, teams: int, games_range: tuple[int, int]) -> None:
+    def __init__(self, seed: int, teams: int, games_range: tuple[int, int], swiss_rounds: int = SWISS_ROUNDS) -> None:
+        if not SWISS_ROUNDS <= swiss_rounds < teams:
+            raise ValueError(f"{swiss_rounds} Swiss rounds for {teams} teams: expected {SWISS_ROUNDS} (the planted cases "
+                             f"use rounds 1-7) to {teams - 1} (no rematches)")
         self.world = World(seed)
+        self.swiss_rounds = swiss_rounds
+        self.team_end = TEAM_END + dt.timedelta(days=7 * (swiss_rounds - SWISS_ROUNDS))
         self.rng = self.world.rng
         self.n_teams = teams
         self.games_range = games_range
@@ -597,8 +605,8 @@ class Season:
         teams = list(self.roster)
         if len(teams) % 2:
             raise ValueError("the demo pairs every team every round: give an even number of teams")
-        outsiders = outsiders_for(w, TEAM_END - SPAN)
-        self.play_histories(self.team_members() + [self.replacement], TEAM_END, outsiders, plan)
+        outsiders = outsiders_for(w, self.team_end - SPAN)
+        self.play_histories(self.team_members() + [self.replacement], self.team_end, outsiders, plan)
         self.crossings = [Crossing(w, p, 2200, day, hold, min(outsiders, key=lambda o: abs(o.strength - 2200)))
                           for p, day, hold in plan["crossings"]]
         forfeiter = self.roster[teams[-1]][2]
@@ -650,7 +658,7 @@ class Season:
 
         results: list[list[BoardMatch]] = []
         played: set[frozenset[str]] = set()
-        for rnd in range(1, 8):
+        for rnd in range(1, self.swiss_rounds + 1):
             window = TEAM_START + dt.timedelta(days=7 * (rnd - 1))
             w.run_until(window)
             if rnd == 1:
@@ -661,7 +669,7 @@ class Season:
                 order = sorted(teams, key=lambda t: (-table[t][0], -table[t][1], teams.index(t)))
                 pairs = swiss_pairs(order, played)
             played |= {frozenset(p) for p in pairs}
-            if rnd == 7:  # the replacement plays the disqualified player's board from round 7 on
+            if rnd >= 7:  # the replacement plays the disqualified player's board from round 7 on
                 team = teams[-1]
                 self.roster[team][2] = self.replacement
                 results += self.team_round("swiss", rnd, window, pairs, SWISS_PARTS, planted(rnd))
@@ -676,13 +684,13 @@ class Season:
         self.plant("TEAM-COMP-6", self.replacement.name, f"replaces the disqualified {forfeiter.name} from round 7 "
                                                          "but is rated only about 50 below (100 required)")
 
-        w.run_until(TEAM_START + dt.timedelta(days=49))
+        w.run_until(TEAM_START + dt.timedelta(days=7 * self.swiss_rounds))
         table = self.standings(results)
         order = sorted(teams, key=lambda t: (-table[t][0], -table[t][1], teams.index(t)))
         q = knockout_size(len(teams))
         alive = order[:q]
         self.ko_rounds = int(math.log2(q)) - 1
-        window = TEAM_START + dt.timedelta(days=49)
+        window = TEAM_START + dt.timedelta(days=7 * self.swiss_rounds)
         losers: list[str] = []
         for rnd in range(1, self.ko_rounds + 1):
             pairs = [(alive[i], alive[len(alive) - 1 - i]) for i in range(len(alive) // 2)]
@@ -715,7 +723,7 @@ class Season:
         self.overrides.append(("final", 1, ta, "armageddon", tb, "bronze match tied, captains 2-2; armageddon won by Black on draw odds"))
         self.plant("ARM-1", f"{ta} v {tb}", "bronze match tied and the captains' games 2-2: the armageddon result is a TD override")
         self.plant("TEAM-KO-1", f"{ta} v {tb}", "bronze match tied on points, captains' 3+0 games 2-2 → armageddon")
-        w.run_until(TEAM_END + DAY)
+        w.run_until(self.team_end + DAY)
 
     def _tie(self, bm: BoardMatch) -> dict[str, Any]:
         """Forced results giving each part an even split: the board (and so the match) ends level."""
@@ -841,7 +849,7 @@ def _csv(path: Path, header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> No
 
 
 TEAM_TOML = """\
-# The demo TEAM season (seed {seed}): {teams} teams, 7 Swiss rounds, knockout and final/bronze.
+# The demo TEAM season (seed {seed}): {teams} teams, {swiss_rounds} Swiss rounds, knockout and final/bronze.
 # Written by `antichess-td demo`; the Lichess data in ../lichess is served by a replay server
 # the nightly run starts in-process, so it runs offline. PLANTED.csv lists the rule violations
 # planted on purpose, TRAPS.csv the look-alikes that are not violations.
@@ -864,11 +872,11 @@ exports = "out/exports"
 overrides = "overrides.csv"
 
 [stages.swiss]
-first_round_start = "2026-09-01T00:00:00Z"   # a Tuesday; each round runs to Monday 23:59:59 UTC
+{swiss_rounds_line}first_round_start = "2026-09-01T00:00:00Z"   # a Tuesday; each round runs to Monday 23:59:59 UTC
 
 [stages.knockout]
 rounds = {ko_rounds}
-first_round_start = "2026-10-20T00:00:00Z"
+first_round_start = "{knockout_start}"
 
 [stages.final]
 first_round_start = "{final_start}"
@@ -904,9 +912,10 @@ first_round_start = "2021-09-07T00:00:00Z"
 
 
 def build_season(out: Path, seed: int = 2026, teams: int = 12, games: tuple[int, int] = (1000, 5000),
-                 acwc_players: int = 40) -> dict[str, int]:
-    """Write the demo tournament under `out`; returns a size summary."""
-    s = Season(seed, teams, games)
+                 acwc_players: int = 40, swiss_rounds: int = SWISS_ROUNDS) -> dict[str, int]:
+    """Write the demo tournament under `out` (`swiss_rounds`: 7 as the preset, up to teams - 1);
+    returns a size summary."""
+    s = Season(seed, teams, games, swiss_rounds)
     s.play_acwc(acwc_players)
     s.build_team_roster()
     plan = s.plant_team_cases()
@@ -954,7 +963,9 @@ def build_season(out: Path, seed: int = 2026, teams: int = 12, games: tuple[int,
     registered = s.team_members() + [s.replacement] + s.acwc
     with (lichess_dir / "users.ndjson").open("w", encoding="utf-8", newline="\n") as f:
         for p in registered:
-            f.write(json.dumps(profile(p, TEAM_END)) + "\n")
+            # a history game started just before the end may finish after it: the profile is read after it
+            at = max(s.team_end, p.rating.latest) if p.rating.latest else s.team_end
+            f.write(json.dumps(profile(p, at)) + "\n")
     for p in registered:
         if not p.disabled:
             (lichess_dir / "rating-history" / f"{p.id}.json").write_text(json.dumps(history_json(p)) + "\n", encoding="utf-8")
@@ -975,8 +986,12 @@ def build_season(out: Path, seed: int = 2026, teams: int = 12, games: tuple[int,
     _csv(out / "overrides.csv", ("stage", "round", "subject", "action", "value", "reason"), s.overrides)
     _csv(out / "PLANTED.csv", ("rule_id", "subject", "note"), s.planted)
     _csv(out / "TRAPS.csv", ("rule_id", "subject", "note"), traps)
-    final_start = TEAM_START + dt.timedelta(days=49 + 7 * s.ko_rounds)
+    knockout_start = TEAM_START + dt.timedelta(days=7 * swiss_rounds)
+    final_start = knockout_start + dt.timedelta(days=7 * s.ko_rounds)
+    rounds_line = "" if swiss_rounds == SWISS_ROUNDS else f"rounds = {swiss_rounds}\n"
     (out / "tournament.toml").write_text(TEAM_TOML.format(seed=seed, teams=teams, ko_rounds=s.ko_rounds,
+                                                          swiss_rounds=swiss_rounds, swiss_rounds_line=rounds_line,
+                                                          knockout_start=knockout_start.strftime("%Y-%m-%dT%H:%M:%SZ"),
                                                           final_start=final_start.strftime("%Y-%m-%dT%H:%M:%SZ"),
                                                           strongest=", ".join(f'"{n}"' for n in s.strongest)), encoding="utf-8")
     rounds = int(math.log2(acwc_players)) + 2
@@ -984,4 +999,4 @@ def build_season(out: Path, seed: int = 2026, teams: int = 12, games: tuple[int,
     _csv(out / "acwc" / "pairings.csv", ("stage", "round", "a", "b"), s.acwc_pairings)
     (out / "acwc" / "tournament.toml").write_text(ACWC_TOML.format(seed=seed, players=acwc_players, rounds=rounds), encoding="utf-8")
     return {"players": len(registered), "games": len(games_sorted), "planted": len(s.planted), "traps": len(traps),
-            "teams": teams, "acwc_players": acwc_players}
+            "teams": teams, "acwc_players": acwc_players, "swiss_rounds": swiss_rounds}
