@@ -13,6 +13,7 @@ Pure: takes the pairings, roster, stage and a frame of games; returns frozen row
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal
@@ -21,7 +22,7 @@ import polars as pl
 
 from pipeline.config import Part, Stage
 from pipeline.errors import InputError
-from pipeline.inputs import Override, Pairing, Roster
+from pipeline.inputs import Member, Override, Pairing, Roster
 from pipeline.timecontrol import TimeControl
 
 Reason = Literal[
@@ -86,8 +87,16 @@ class Lineup:
             return rnd >= o.round
         return order.get(stage, 0) > order.get(o.stage, 0)
 
+    @functools.cached_property
+    def _seats(self) -> dict[tuple[str, int], Member]:
+        """(entrant, board) → member, as Roster.on_board finds them (the first listed)."""
+        seats: dict[tuple[str, int], Member] = {}
+        for m in self.roster.members:
+            seats.setdefault((m.entrant, m.board), m)
+        return seats
+
     def player(self, stage: str, rnd: int, entrant: str, board: int) -> str:
-        member = self.roster.on_board(entrant, board)
+        member = self._seats.get((entrant, board))
         if member is None:  # inputs.read_teams guarantees boards 1..N
             raise ValueError(f"{entrant!r}: no player on board {board}")
         pid = member.player_id

@@ -145,10 +145,12 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
     def key(e: str) -> tuple[float, ...]:
         return (primary[e], *(values[e][tb] for tb in stage.tiebreaks))
 
-    ordered = sorted(entrants, key=lambda e: (tuple(-k for k in key(e)), e.lower()))
+    keys = {e: key(e) for e in entrants}
+    ordered = sorted(entrants, key=lambda e: (tuple(-k for k in keys[e]), e.lower()))
+    ranks = _ranks(ordered, keys)
     out = []
     for e in ordered:
-        rank = 1 + sum(1 for other in entrants if key(other) > key(e))
+        rank = ranks[e]
         out.append(Standing(stage.name, after_round, rank, e, played[e], mp[e], scored[e], conceded[e],
                             values[e]["points_difference"], values[e]["median_buchholz"], values[e]["cumulative"],
                             seeds.get(e), byes=sum(b.entrant == e for b in byes), kashdan=kashdan[e]))
@@ -158,6 +160,15 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
 def _primary_of_bye(stage: Stage, boards: int, kind: str) -> float:
     bye_mp, bye_scored, _ = bye_score(stage, boards, kind)
     return bye_mp if stage.primary == "match_points" else bye_scored
+
+
+def _ranks(ordered: list[str], keys: dict[str, tuple[float, ...]]) -> dict[str, int]:
+    """1 + the number of entrants with a better key: `ordered` is sorted best first, so that is
+    the position of the first entrant with the same key (equal keys share a rank: 1, 2, 2, 4)."""
+    first: dict[tuple[float, ...], int] = {}
+    for i, e in enumerate(ordered):
+        first.setdefault(keys[e], i + 1)
+    return {e: first[keys[e]] for e in ordered}
 
 
 def _rounds_table(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch],

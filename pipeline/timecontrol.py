@@ -7,6 +7,7 @@ Players write ``a+b`` with ``a`` in minutes and ``b`` in seconds (``2+5``, ``0.5
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -27,16 +28,23 @@ class TimeControl:
             raise ValueError(f"time control cannot be negative: {self.initial_s}+{self.increment_s}")
 
     def __str__(self) -> str:
-        minutes = Fraction(self.initial_s, 60)
-        if minutes.denominator == 1:
-            shown = str(minutes.numerator)
-        else:
-            shown = f"{float(minutes):g}"
-        return f"{shown}+{self.increment_s}"
+        return _player_form(self.initial_s, self.increment_s)
 
     @property
     def pgn_tag(self) -> str:
         return f"{self.initial_s}+{self.increment_s}"
+
+
+@functools.cache
+def _player_form(initial_s: int, increment_s: int) -> str:
+    """``2+5``, ``0.5+1``: minutes+seconds as players write them (a handful of clocks, asked for
+    once per linked game: cached)."""
+    minutes = Fraction(initial_s, 60)
+    if minutes.denominator == 1:
+        shown = str(minutes.numerator)
+    else:
+        shown = f"{float(minutes):g}"
+    return f"{shown}+{increment_s}"
 
 
 def parse_time_control(text: str) -> TimeControl:
