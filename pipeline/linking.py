@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
@@ -202,14 +203,17 @@ def link_captains(stage: Stage, pairings: tuple[Pairing, ...], captains: dict[st
 
 def link_stage(stage: Stage, pairings: tuple[Pairing, ...], roster: Roster, boards: int, games: pl.DataFrame,
                lineup: Lineup | None = None, overrides: tuple[Override, ...] = (),
-               captains: dict[str, str] | None = None) -> list[MatchGame]:
-    """Link every board of every pairing of one stage. An exclude_game/include_game ruling that
+               captains: dict[str, str] | None = None, rounds: Collection[int] | None = None) -> list[MatchGame]:
+    """Link every board of every pairing of one stage (of its `rounds` only, when given: the rows
+    are those a whole-stage link gives for them). An exclude_game/include_game ruling that
     names no game between paired players near that round's window is an InputError."""
     by_pair: dict[frozenset[str], list[dict]] = defaultdict(list)
     for g in games.select(GAME_COLUMNS).iter_rows(named=True):
         if g["white_id"] and g["black_id"]:
             by_pair[frozenset((g["white_id"], g["black_id"]))].append(g)
     rulings = [o for o in overrides if o.stage == stage.name and o.action in ("exclude_game", "include_game")]
+    if rounds is not None:
+        pairings = tuple(p for p in pairings if p.round in rounds)
     out: list[MatchGame] = []
     for bp in board_pairings(tuple(p for p in pairings if p.stage == stage.name), roster, boards, lineup):
         mine = [o for o in rulings if o.round == bp.round]
@@ -220,6 +224,8 @@ def link_stage(stage: Stage, pairings: tuple[Pairing, ...], roster: Roster, boar
     if stage.kind == "knockout" and captains:
         out.extend(link_captains(stage, tuple(p for p in pairings if p.stage == stage.name), captains, by_pair))
     for o in rulings:
+        if rounds is not None and o.round not in rounds:
+            continue
         if not any(m.game_id == o.value and m.round == o.round for m in out):
             raise InputError(o.path, f"line {o.line}", f"{o.action} {o.value!r}: expected a game between paired players "
                                                        f"near the window of {o.stage} round {o.round}")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import functools
+import hashlib
 import logging
 import os
 import time
@@ -20,6 +22,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import polars as pl
 
 from pipeline import bracket, exports, ingest, lichess, linking, replay, scoring, standings, store, verify
 from pipeline.config import Config
@@ -175,6 +179,7 @@ class ScoreReport:
     standings_rows: int = 0
     verified: int = 0
     mismatches: int = 0
+    rescored_rounds: int = 0      # rounds linked and scored again tonight (the others' inputs had not changed)
     stages: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -192,21 +197,25 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
             ])
             store.replace_where(con, "td_overrides", {}, list(inputs.overrides))
             store.replace_where(con, "td_byes", {}, list(inputs.byes))
-        games = store.query(con, "queries/games_between_registered")
         for stage in config.stages:
             pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
             byes = tuple(b for b in inputs.byes if b.stage == stage.name)
             if not pairings and not byes:  # nothing paired (any more): no stale results from an earlier run
                 with store.transaction(con):
-                    for table_name in ("scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings"):
+                    for table_name in ("scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings",
+                                       "scored_rounds"):
                         store.replace_where(con, table_name, {"stage": stage.name}, [])
                 continue
             boards = linking.board_pairings(pairings, inputs.roster, config.boards, lineup(config, inputs))
             captains = {m.entrant: m.player_id for m in inputs.roster.members if m.is_captain} if config.kind == "team" else {}
+            plan = rescore_plan(con, config, inputs, stage, pairings, boards, captains, now)
+            games = store.query(con, "queries/games_between_registered", list(plan.games_range)) if plan.rescore else None
             linked = linking.link_stage(stage, pairings, inputs.roster, config.boards, games, lineup(config, inputs),
-                                        inputs.overrides, captains)
-            results = scoring.score_boards(stage, linked, boards, inputs.overrides)
-            matches = scoring.score_matches(stage, linked, results, pairings, config.boards, now, inputs.overrides, captains)
+                                        inputs.overrides, captains, rounds=plan.rescore) if plan.rescore else []
+            results = scoring.score_boards(stage, linked, [b for b in boards if b.round in plan.rescore], inputs.overrides)
+            new_matches = scoring.score_matches(stage, linked, results, tuple(p for p in pairings if p.round in plan.rescore),
+                                                config.boards, now, inputs.overrides, captains)
+            matches = plan.all_matches(con, pairings, new_matches)
             entrants = swiss_entrants(config, inputs) if stage.kind == "swiss" else tuple(dict.fromkeys([*(e for p in pairings for e in (p.a, p.b)), *(b.entrant for b in byes)]))
             seeds = {m.entrant: m.seed_rating for m in inputs.roster.members if m.seed_rating is not None}
             if stage.kind == "swiss" and config.kind == "individual":
@@ -222,19 +231,106 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
                 table = standings.stage_standings(stage, entrants, matches, seeds, inputs.roster.entrants, byes, config.boards)
             with store.transaction(con):
                 where = {"stage": stage.name}
-                store.replace_where(con, "scored_match_games", where, linked)
-                store.replace_where(con, "scored_board_results", where, results)
-                store.replace_where(con, "scored_team_matches", where, matches)
+                plan.write(con, linked, results, new_matches)
                 store.replace_where(con, "scored_standings", where, table)
+                counts = store.query(con, "queries/scored_counts_of_stage", [stage.name]).row(0, named=True)
             report.stages.append(stage.name)
-            report.match_games += len(linked)
-            report.counted_games += sum(g.counted for g in linked)
-            report.team_matches += len(matches)
+            report.rescored_rounds += len(plan.rescore)
+            report.match_games += counts["match_games"]
+            report.counted_games += counts["counted_games"]
+            report.team_matches += counts["team_matches"]
             report.standings_rows += len(table)
         verify_new_games(con, now, report)
     finally:
         con.close()
     return report
+
+
+# the code the scored rows come from: a new version rescores every round
+_SCORING_SOURCES = ("linking.py", "scoring.py", "timecontrol.py", "inputs.py", "run.py")
+_SCORED_TABLES = ("scored_match_games", "scored_board_results", "scored_team_matches")
+
+
+@functools.cache
+def _scoring_code() -> str:
+    here = Path(__file__).resolve().parent
+    return hashlib.sha256(b"".join((here / name).read_bytes() for name in _SCORING_SOURCES)).hexdigest()
+
+
+@dataclass
+class RescorePlan:
+    """Which rounds of a stage to link and score again tonight: those whose fingerprint (the
+    inputs of their scored rows) differs from the one stored with them, or that were never scored."""
+
+    stage: str
+    fingerprints: dict[int, str]
+    rescore: frozenset[int]
+    removed: frozenset[int]          # scored before, no longer paired
+    full: bool                       # nothing stored for the stage: rewrite it whole
+    games_range: tuple[dt.datetime, dt.datetime]
+
+    def all_matches(self, con: Any, pairings: tuple[Pairing, ...],
+                    new: list[scoring.TeamMatch]) -> list[scoring.TeamMatch]:
+        """Every team match of the stage in pairing order (as a full rescore lists them): tonight's
+        for the rescored rounds, the stored ones for the others."""
+        fresh = {(m.round, m.team_a, m.team_b): m for m in new}
+        stored: dict[tuple[int, str, str], scoring.TeamMatch] = {}
+        if len(self.rescore) < len(self.fingerprints):
+            for row in store.query(con, "queries/team_matches_for_standings", [self.stage]).iter_rows(named=True):
+                stored[row["round"], row["team_a"], row["team_b"]] = scoring.TeamMatch(**row)
+        out = []
+        for p in pairings:
+            key = (p.round, p.a, p.b)
+            out.append(fresh[key] if p.round in self.rescore else stored[key])
+        return out
+
+    def write(self, con: Any, linked: list[linking.MatchGame], results: list[scoring.BoardResult],
+              matches: list[scoring.TeamMatch]) -> None:
+        """Replace the rows of the rescored (and no longer paired) rounds, and their fingerprints;
+        call inside the transaction that writes the standings."""
+        rows = [{"stage": self.stage, "round": r, "fingerprint": self.fingerprints[r]} for r in sorted(self.rescore)]
+        if self.full:
+            for table, new in zip(_SCORED_TABLES + ("scored_rounds",), (linked, results, matches, rows)):
+                store.replace_where(con, table, {"stage": self.stage}, new)
+            return
+        touched = sorted(self.rescore | self.removed)
+        for table, new in zip(_SCORED_TABLES + ("scored_rounds",), (linked, results, matches, rows)):
+            store.replace_rounds(con, table, self.stage, touched, new)
+
+
+def rescore_plan(con: Any, config: Config, inputs: Inputs, stage: Any, pairings: tuple[Pairing, ...],
+                 boards: list[linking.BoardPairing], captains: dict[str, str], now: dt.datetime) -> RescorePlan:
+    """Fingerprint every paired round of the stage: the scoring code, the stage's config, every TD
+    ruling, the captains, the round's pairings and lineups, which of its windows have closed by
+    `now`, and its games (every stored game between a board's players, or the captains, near the
+    window, with each column linking reads). A round whose fingerprint is the stored one would be
+    scored into the rows it already has."""
+    margin = dt.timedelta(days=stage.window_margin_days)
+    common = repr((_scoring_code(), stage, tuple(s.name for s in config.stages), config.boards, config.kind,
+                   inputs.overrides, sorted(captains.items()))).encode()
+    near = []
+    for b in boards:
+        near.append((b.round, b.board, b.entrant_a, b.player_a, b.player_b, b.window_start - margin, b.window_end + margin))
+    for p in pairings:  # the captains' 3+0 games (TEAM-KO-1) are linked from the captains' own pair
+        if p.a in captains and p.b in captains:
+            near.append((p.round, 0, p.a, captains[p.a], captains[p.b], p.window_start - margin, p.window_end + margin))
+    frame = pl.DataFrame([{"round": r, "board": bd, "entrant_a": ea, "p1": min(pa, pb), "p2": max(pa, pb), "lo": lo, "hi": hi}
+                          for r, bd, ea, pa, pb, lo, hi in near],
+                         schema={"round": pl.Int64, "board": pl.Int64, "entrant_a": pl.String, "p1": pl.String,
+                                 "p2": pl.String, "lo": pl.Datetime("us", "UTC"), "hi": pl.Datetime("us", "UTC")})
+    games = dict(store.query_with(con, "queries/round_games_fingerprint", {"_boards": frame}).iter_rows())
+    fingerprints = {}
+    for rnd in sorted({p.round for p in pairings}):
+        h = hashlib.sha256(common)
+        mine = [p for p in pairings if p.round == rnd]
+        h.update(repr((mine, [b for b in boards if b.round == rnd], [now >= p.window_end for p in mine])).encode())
+        h.update((games.get(rnd) or "").encode())
+        fingerprints[rnd] = h.hexdigest()
+    stored = dict(store.query(con, "queries/scored_rounds_of_stage", [stage.name]).iter_rows())
+    rescore = frozenset(r for r, f in fingerprints.items() if stored.get(r) != f)
+    spans = [(lo, hi) for r, _, _, _, _, lo, hi in near if r in rescore]
+    span = (min(lo for lo, _ in spans), max(hi for _, hi in spans)) if spans else (now, now)
+    return RescorePlan(stage.name, fingerprints, rescore, frozenset(set(stored) - set(fingerprints)), not stored, span)
 
 
 def verify_new_games(con: Any, now: dt.datetime, report: ScoreReport) -> None:

@@ -26,7 +26,7 @@ WRITABLE = frozenset({
     "lichess_users", "lichess_rating_points", "lichess_games",
     "td_members", "td_pairings", "td_byes",
     "scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings",
-    "game_verdicts", "td_overrides", "rating_estimates",
+    "game_verdicts", "td_overrides", "rating_estimates", "scored_rounds",
     "pipeline_runs",
 })
 _FLAT = frozenset({str, int, float, bool, type(None), dt.datetime, dt.date})   # values asdict would only copy
@@ -123,6 +123,38 @@ def replace_where(con: duckdb.DuckDBPyConnection, table: str, where: dict[str, A
     finally:
         con.unregister("_batch")
     return df.height
+
+
+def replace_rounds(con: duckdb.DuckDBPyConnection, table: str, stage: str, rounds: Sequence[int],
+                   rows: Sequence[Any] | pl.DataFrame) -> int:
+    """Delete the rows of `stage` whose round is in `rounds` and insert ``rows`` instead."""
+    con.execute(f"DELETE FROM {_check(table)} WHERE stage = ? AND round IN (SELECT unnest(?::INTEGER[]))",
+                [stage, list(rounds)])
+    df = _frame(rows)
+    if df.height == 0:
+        return 0
+    con.register("_batch", df)
+    try:
+        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _batch")
+    finally:
+        con.unregister("_batch")
+    return df.height
+
+
+def query_with(con: duckdb.DuckDBPyConnection, name: str, frames: dict[str, pl.DataFrame],
+               params: Sequence[Any] | dict[str, Any] = ()) -> pl.DataFrame:
+    """Run ``sql/<name>.sql`` with the given frames visible under their names (rows the query
+    joins against, e.g. the night's board pairings) and bound parameters."""
+    for key in frames:
+        if not key.startswith("_") or not key[1:].isidentifier():
+            raise ValueError(f"frame name {key!r}: expected _ and an identifier")
+    for key, df in frames.items():
+        con.register(key, df)
+    try:
+        return con.sql(sql(name), params=params or None).pl()
+    finally:
+        for key in frames:
+            con.unregister(key)
 
 
 def _column(name: str) -> str:
