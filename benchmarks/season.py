@@ -1,0 +1,277 @@
+"""Season benchmark: what the score path (link + score + standings + audits + verification)
+costs on an 11-round TEAM season, cold and as a nightly run, and how it grows with the teams.
+
+    python benchmarks/season.py [--teams 16,32,64] [--history-games 200-400] [--acwc-players 16] [--repeats 5]
+
+Each season is the demo (``antichess-td demo --teams N --swiss-rounds 11 --history-games 200-400
+--acwc-players 16 --seed 2026``): N teams of 4 (+2 substitutes), 11 Swiss rounds, the TEAM-FMT-1
+knockout and the final. The history is kept small (200-400 rated games a player instead of
+1,000-5,000) so a build takes seconds: only games between paired players reach the score path,
+and those are all there. The ACWC part of the demo is not used (16 players keep it small).
+Builds, and the database ingested as of the first night, are cached under
+``<tmp>/antichess-td-bench-season/`` by their parameters and the generator's and the ingest's
+source, so reruns skip them. Measured side by side in one run (the machines are noisy: ratios
+matter more than seconds):
+
+(a) cold: the season ingested through the replay server as of the night after round 10
+    (03:00 UTC on round 11's Tuesday); then, on a database with those games but no scored
+    tables and no verdicts, ``pipeline.run.score_stage`` (link, score, standings, and the
+    verification of every listed game) and the audits. Verification is timed apart from the rest.
+(b) nightly: round 11's games ingested as of the next Tuesday 03:00 (timed and shown apart);
+    then the same steps, which now rescore only the rounds whose inputs changed and verify only
+    the new games. Run ``--repeats`` times from a copy of the same database, interleaved across
+    the sizes; the median counts.
+
+The audit step runs ``pipeline.run.audit_stage(config, inputs, now)`` when it exists and shows
+``audits_s=n/a (not built yet)`` otherwise. The last line is exactly
+``teams=64 cold_s=C nightly_s=W growth=R`` with R = nightly(64) / (2 × nightly(32)) (1 = linear).
+Goals: W < 2, R ≤ 1.2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import datetime as dt
+import hashlib
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pipeline import run, store  # noqa: E402
+from pipeline.config import Config, load_config  # noqa: E402
+from pipeline.season import TEAM_START, build_season  # noqa: E402
+
+SWISS_ROUNDS = 11
+NIGHT_10 = TEAM_START + dt.timedelta(days=7 * 10, hours=3)   # the night after round 10 (round 11's Tuesday)
+NIGHT_11 = NIGHT_10 + dt.timedelta(days=7)                   # the night after round 11
+CACHE = Path(tempfile.gettempdir()) / "antichess-td-bench-season"
+GENERATOR = ("pipeline/season.py", "pipeline/demo.py", "pipeline/glicko.py")
+INGEST = ("pipeline/ingest.py", "pipeline/lichess.py", "pipeline/replay.py", "pipeline/store.py", "sql/schema")
+
+
+def source_hash(paths: tuple[str, ...]) -> str:
+    h = hashlib.sha256()
+    for rel in paths:
+        p = ROOT / rel
+        for f in sorted(p.rglob("*")) if p.is_dir() else [p]:
+            h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def demo(teams: int, games: tuple[int, int], acwc: int, seed: int) -> Path:
+    """The demo season, built once per parameters and generator source."""
+    key = f"demo-t{teams}-r{SWISS_ROUNDS}-h{games[0]}-{games[1]}-a{acwc}-s{seed}-{source_hash(GENERATOR)}"
+    out = CACHE / key
+    if not (out / "tournament.toml").exists():
+        tmp = CACHE / f"{key}.building"
+        shutil.rmtree(tmp, ignore_errors=True)
+        t0 = time.perf_counter()
+        summary = build_season(tmp, seed, teams, games, acwc, SWISS_ROUNDS)
+        tmp.rename(out)
+        print(f"  built {out.name}: {summary['games']:,} games in {time.perf_counter() - t0:.1f} s")
+    return out
+
+
+def with_database(cfg: Config, db: Path) -> Config:
+    return dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, database=db))
+
+
+def ingest(cfg: Config, inputs: run.Inputs, now: dt.datetime) -> int:
+    with run.lichess_base_url(cfg, now=now) as base_url:
+        return run.ingest_stage(cfg, inputs, base_url, now).games_new
+
+
+def first_night(folder: Path, cfg: Config, inputs: run.Inputs) -> Path:
+    """The database as ingested on the night after round 10 (nothing scored), cached."""
+    db = folder.parent / f"{folder.name}-night10-{source_hash(INGEST)}.duckdb"
+    if not db.exists():
+        tmp = db.with_suffix(".building")
+        tmp.unlink(missing_ok=True)
+        t0 = time.perf_counter()
+        new = ingest(with_database(cfg, tmp), inputs, NIGHT_10)
+        tmp.rename(db)
+        print(f"  ingested {new:,} games as of {NIGHT_10:%Y-%m-%d %H:%M} UTC in {time.perf_counter() - t0:.1f} s")
+    return db
+
+
+@contextlib.contextmanager
+def verification_timer() -> Iterator[dict[str, float]]:
+    """Time pipeline.run.verify_new_games (called by score_stage) apart from the rest."""
+    spent = {"verify": 0.0}
+    original = run.verify_new_games
+
+    def timed(*args: Any) -> None:
+        t0 = time.perf_counter()
+        try:
+            original(*args)
+        finally:
+            spent["verify"] += time.perf_counter() - t0
+    run.verify_new_games = timed  # type: ignore[assignment]
+    try:
+        yield spent
+    finally:
+        run.verify_new_games = original  # type: ignore[assignment]
+
+
+def audit_step(cfg: Config, inputs: run.Inputs, now: dt.datetime) -> float | None:
+    """The audits (pipeline/audits.py, run through pipeline.run.audit_stage): seconds, or None
+    while they are not built."""
+    audit: Callable[..., Any] | None = getattr(run, "audit_stage", None)
+    if audit is None:
+        return None
+    t0 = time.perf_counter()
+    audit(cfg, inputs, now)
+    return time.perf_counter() - t0
+
+
+@dataclasses.dataclass
+class Night:
+    total: float       # link + score + standings + audits + verification
+    verify: float
+    audits: float | None
+    verified: int
+    rescored_rounds: int
+
+    @property
+    def rest(self) -> float:
+        return self.total - self.verify - (self.audits or 0.0)
+
+
+def score_night(cfg: Config, inputs: run.Inputs, now: dt.datetime) -> Night:
+    with verification_timer() as spent:
+        t0 = time.perf_counter()
+        report = run.score_stage(cfg, inputs, now)
+        scored = time.perf_counter() - t0
+    audits = audit_step(cfg, inputs, now)
+    return Night(scored + (audits or 0.0), spent["verify"], audits, report.verified, report.rescored_rounds)
+
+
+@dataclasses.dataclass
+class Size:
+    teams: int
+    cfg: Config
+    inputs: run.Inputs
+    games: int = 0
+    match_games: int = 0
+    cold: Night | None = None
+    ingest_s: float = 0.0
+    new_games: int = 0
+    nightly_base: Path | None = None
+    nights: list[Night] = dataclasses.field(default_factory=list)
+
+    @property
+    def nightly(self) -> Night:
+        return sorted(self.nights, key=lambda n: n.total)[len(self.nights) // 2]
+
+
+def prepare(teams: int, args: argparse.Namespace, work: Path) -> Size:
+    folder = demo(teams, args.history_games, args.acwc_players, args.seed)
+    cfg = load_config(folder / "tournament.toml")
+    inputs = run.read_inputs(cfg)
+    base = first_night(folder, cfg, inputs)
+    db = work / f"t{teams}.duckdb"
+    shutil.copy(base, db)
+    size = Size(teams, with_database(cfg, db), inputs)
+    con = store.connect(db, read_only=True)
+    try:
+        size.games = con.sql("SELECT count(*) FROM lichess_games").fetchall()[0][0]
+    finally:
+        con.close()
+    return size
+
+
+def cold_and_second_night(size: Size, work: Path) -> None:
+    size.cold = score_night(size.cfg, size.inputs, NIGHT_10)
+    t0 = time.perf_counter()
+    size.new_games = ingest(size.cfg, size.inputs, NIGHT_11)
+    size.ingest_s = time.perf_counter() - t0
+    size.nightly_base = work / f"t{size.teams}-night11.duckdb"
+    shutil.copy(size.cfg.paths.database, size.nightly_base)
+
+
+def nightly_once(size: Size) -> None:
+    assert size.nightly_base is not None
+    shutil.copy(size.nightly_base, size.cfg.paths.database)
+    size.nights.append(score_night(size.cfg, size.inputs, NIGHT_11))
+    con = store.connect(size.cfg.paths.database, read_only=True)
+    try:
+        size.match_games = con.sql("SELECT count(*) FROM scored_match_games").fetchall()[0][0]
+    finally:
+        con.close()
+
+
+def audits_text(n: Night) -> str:
+    return "audits_s=n/a (not built yet)" if n.audits is None else f"audits_s={n.audits:.2f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--teams", default="16,32,64", help="season sizes, comma-separated (even, 12 or more)")
+    ap.add_argument("--history-games", default="200-400", help="rated games per player, MIN-MAX")
+    ap.add_argument("--acwc-players", type=int, default=16)
+    ap.add_argument("--repeats", type=int, default=5, help="nightly runs per size (the median counts)")
+    ap.add_argument("--seed", type=int, default=2026)
+    args = ap.parse_args()
+    args.history_games = tuple(int(x) for x in args.history_games.split("-", 1))
+    sizes_wanted = [int(t) for t in args.teams.split(",")]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    print(f"seasons: {', '.join(map(str, sizes_wanted))} teams, {SWISS_ROUNDS} Swiss rounds, history "
+          f"{args.history_games[0]}-{args.history_games[1]} games a player, {args.acwc_players} ACWC players, "
+          f"seed {args.seed}; cache {CACHE}")
+
+    with tempfile.TemporaryDirectory(prefix="bench-season-") as tmp:
+        work = Path(tmp)
+        sizes = []
+        for teams in sizes_wanted:
+            print(f"{teams} teams: preparing")
+            sizes.append(prepare(teams, args, work))
+        for size in sizes:
+            cold_and_second_night(size, work)
+            c = size.cold
+            assert c is not None
+            print(f"{size.teams} teams: cold {c.total:.2f} s (verification {c.verify:.2f} s of {c.verified:,} games, "
+                  f"the rest {c.rest:.2f} s, {audits_text(c)}); round 11 ingested: {size.new_games:,} new games "
+                  f"in {size.ingest_s:.1f} s")
+        for _ in range(args.repeats):  # interleaved, so drift on a busy machine hits every size alike
+            for size in sizes:
+                nightly_once(size)
+
+    print()
+    print(f"{'teams':>5} {'games':>7} {'match games':>11} | {'cold s':>7} {'verify':>7} {'rest':>6} | "
+          f"{'new games':>9} {'nightly s':>9} {'verify':>7} {'rest':>6} {'rounds':>6}  (median of {args.repeats})")
+    for s in sizes:
+        c, n = s.cold, s.nightly
+        assert c is not None
+        print(f"{s.teams:>5} {s.games:>7,} {s.match_games:>11,} | {c.total:>7.2f} {c.verify:>7.2f} {c.rest:>6.2f} | "
+              f"{n.verified:>9,} {n.total:>9.2f} {n.verify:>7.2f} {n.rest:>6.2f} {n.rescored_rounds:>6}")
+    print(f"audits: {audits_text(sizes[-1].nightly)}")
+    by = {s.teams: s for s in sizes}
+    for a, b in zip(sizes, sizes[1:]):
+        ca, cb = a.cold, b.cold
+        assert ca is not None and cb is not None
+        print(f"growth {a.teams} -> {b.teams} teams (x{b.teams / a.teams:g}): cold x{cb.total / ca.total:.2f} "
+              f"(verification x{cb.verify / ca.verify:.2f}, the rest x{cb.rest / ca.rest:.2f}), nightly "
+              f"x{b.nightly.total / a.nightly.total:.2f} (verification x{b.nightly.verify / a.nightly.verify:.2f}, "
+              f"the rest x{b.nightly.rest / a.nightly.rest:.2f})")
+    if 64 in by and 32 in by:
+        w = by[64].nightly.total
+        r = w / (2 * by[32].nightly.total)
+        c64 = by[64].cold
+        assert c64 is not None
+        print(f"goals: nightly {w:.2f} s {'<' if w < 2 else '>='} 2 s: {'met' if w < 2 else 'NOT met'}; "
+              f"growth {r:.3f} {'<=' if r <= 1.2 else '>'} 1.2: {'met' if r <= 1.2 else 'NOT met'}")
+        print(f"teams=64 cold_s={c64.total:.1f} nightly_s={w:.2f} growth={r:.3f}")
+
+
+if __name__ == "__main__":
+    main()
