@@ -66,8 +66,8 @@ def _summary(result: dict[str, Any]) -> None:
     for line in ingest_summary(result["ingest"], per_player=False):
         _say(line)
     _say(f"score: {sc['match_games']} match games ({sc['counted_games']} counted), {sc['team_matches']} matches, "
-         f"stages {', '.join(sc['stages']) or '-'}; {sc['verified']} new games verified, {sc['mismatches']} disagree "
-         "(see match_games.verdict)")
+         f"stages {', '.join(sc['stages']) or '-'} ({sc.get('rescored_rounds', 0)} rounds scored again); "
+         f"{sc['verified']} new games verified, {sc['mismatches']} disagree (see match_games.verdict)")
     for note in sc.get("notes", []):
         _say(f"note: {note}")
     for p in result["exports"]:
@@ -147,7 +147,9 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
         record.stage("score")
         report = run.score_stage(record.work, inputs, at)
         record.done("score", asdict(report), warnings=report.notes)
-    _say(f"score: {report.match_games} match games ({report.counted_games} counted), {report.team_matches} matches")
+    _say(f"score: {report.match_games} match games ({report.counted_games} counted), {report.team_matches} matches "
+         f"({report.rescored_rounds} rounds scored again: the others' inputs had not changed); "
+         f"{report.verified} new games verified, {report.mismatches} disagree")
     _say(runs.summary_line(record.run_id, cfg.paths.database))
 
 
