@@ -185,7 +185,9 @@ class ScoreReport:
 
 
 def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport:
-    """Link games to boards, score parts, boards and matches, rank: rewritten per stage in one transaction."""
+    """Link games to boards, score parts, boards and matches, rank: written per stage in one
+    transaction. Only the rounds whose inputs changed since they were scored are linked and
+    scored again (rescore_plan); the tables are those a from-scratch run gives."""
     report = ScoreReport()
     con = store.connect(config.paths.database)
     try:
