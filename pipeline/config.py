@@ -124,10 +124,21 @@ class Schedule:
 
 @dataclass(frozen=True)
 class Eligibility:
-    min_account_age_months: int
-    min_rated_games: int
-    min_recent_games: int
-    recent_months: int
+    """TEAM-ELIG-1..7 (relative to the registration time) and ACWC-ELIG-1..3 (fixed dates)."""
+
+    min_account_age_months: int           # TEAM-ELIG-1
+    min_rated_games: int                  # TEAM-ELIG-2, ACWC-ELIG-2
+    min_recent_games: int                 # TEAM-ELIG-3
+    recent_months: int                    # TEAM-ELIG-3
+    cheat_months_one: int = 12            # TEAM-ELIG-4: no cheat-detected game in the months before registration
+    cheat_months_two: int = 24            # TEAM-ELIG-4: not two in these months
+    pairings_announced_at: dt.datetime | None = None   # TEAM-ELIG-7; None: the first stage's first_round_start
+    provisional_rd: float = 110.0         # TEAM-ELIG-7: Lichess's provisional threshold (RD >= 110)
+    assumed_volatility: float = 0.09      # TEAM-ELIG-7: Glicko-2 volatility used to decay an RD estimate
+    created_before: dt.datetime = dt.datetime(2021, 3, 1, tzinfo=dt.UTC)     # ACWC-ELIG-1
+    games_before: dt.datetime = dt.datetime(2021, 9, 1, tzinfo=dt.UTC)       # ACWC-ELIG-2
+    one_cheat_since: dt.datetime = dt.datetime(2020, 9, 1, tzinfo=dt.UTC)    # ACWC-ELIG-3: one cheat-detected game
+    two_cheats_since: dt.datetime = dt.datetime(2018, 9, 1, tzinfo=dt.UTC)   # ACWC-ELIG-3: two cheat-detected games
 
 
 @dataclass(frozen=True)
@@ -140,12 +151,46 @@ class RatingCap:
     cap_no_title: int
     min_cross_days: int
     max_rd: int
+    hold_hours: float = 24.0              # TEAM-CAP-4: above the cap for longer than this ("more than one day")
+
+
+@dataclass(frozen=True)
+class AllowedSwap:
+    """TEAM-COMP-4: the TDs allow this team to play boards a and b in either order."""
+
+    team: str
+    board_a: int
+    board_b: int
 
 
 @dataclass(frozen=True)
 class Composition:
     max_titled: int                       # TEAM-COMP-2: AGM-or-higher players per team
     strongest_players: tuple[str, ...]    # TEAM-COMP-3: must all be on different teams
+    allowed_swaps: tuple[AllowedSwap, ...] = ()   # TEAM-COMP-4
+    board_order_tolerance: int = 50       # TEAM-COMP-4: a lower board rated more than this above a higher one is an error
+    substitute_max_diff: int = 100        # TEAM-COMP-5: "similar rating" of the 5th member and the player sitting out
+    replacement_min_below: int = 100      # TEAM-COMP-6
+    tournament_directors: tuple[str, ...] = ()    # TEAM-COMP-8: no TD captain, no two TDs on one team
+
+
+@dataclass(frozen=True)
+class Seeding:
+    """The seeding rating (ACWC-SEED-1; TEAM-COMP-4's board order): the last post-game rating before
+    ``rating_at``, averaged with the highest from ``peak_since`` to ``rating_at`` when that is set."""
+
+    rating_at: dt.datetime | None         # None: the registration time
+    peak_since: dt.datetime | None
+
+
+@dataclass(frozen=True)
+class Conduct:
+    """TEAM-CONDUCT-1..3, ACWC-CONDUCT-1: thresholds for the evidence the audits list."""
+
+    break_min_minutes: float = 2.0        # a gap between two games of a board match longer than this is a break
+    break_max_minutes: float = 10.0       # TEAM-CONDUCT-1: a break lasts at most 10 minutes
+    part_gap_max_minutes: float = 1.0     # TEAM-CONDUCT-2: at most 1 minute between parts
+    forfeits_to_disqualify: int = 2       # TEAM-CONDUCT-3, ACWC-CONDUCT-1
 
 
 @dataclass(frozen=True)
@@ -166,6 +211,17 @@ class Config:
     champion: str | None = None       # ACWC-Q-1/C-1: the previous champion (skips qualification), a players.csv name
     runner_up: str | None = None      # ACWC-Q-1/C-1: the previous runner-up, likewise
     schedule: Schedule = Schedule()
+    seeding: Seeding = Seeding(None, None)
+    conduct: Conduct = Conduct()
+
+    @property
+    def pairings_announced_at(self) -> dt.datetime | None:
+        """TEAM-ELIG-7's moment: the configured time, else the first stage's first round start,
+        else the registration time."""
+        if self.eligibility.pairings_announced_at is not None:
+            return self.eligibility.pairings_announced_at
+        starts = [s.first_round_start for s in self.stages if s.first_round_start is not None]
+        return starts[0] if starts else self.registration_at
 
     def stage(self, name: str) -> Stage:
         for s in self.stages:
@@ -390,6 +446,15 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         min_rated_games=e.int_("min_rated_games", 1000),
         min_recent_games=e.int_("min_recent_games", 100),
         recent_months=e.int_("recent_months", 3),
+        cheat_months_one=e.int_("cheat_months_one", 12),
+        cheat_months_two=e.int_("cheat_months_two", 24),
+        pairings_announced_at=e.instant("pairings_announced_at", None),
+        provisional_rd=e.num("provisional_rd", 110.0, minimum=1),
+        assumed_volatility=e.num("assumed_volatility", 0.09),
+        created_before=e.instant("created_before", "2021-03-01T00:00:00Z"),
+        games_before=e.instant("games_before", "2021-09-01T00:00:00Z"),
+        one_cheat_since=e.instant("one_cheat_since", "2020-09-01T00:00:00Z"),
+        two_cheats_since=e.instant("two_cheats_since", "2018-09-01T00:00:00Z"),
     )
     e.done()
 
@@ -403,15 +468,36 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         cap_no_title=c.int_("cap_no_title", 2200),
         min_cross_days=c.int_("min_cross_days", 3, minimum=1),
         max_rd=c.int_("max_rd", 80, minimum=1),
+        hold_hours=c.num("hold_hours", 24.0),
     )
     c.done()
     co = top.table("composition", {})
-    strongest = co.raw("strongest_players", [])
-    if not isinstance(strongest, list) or not all(isinstance(x, str) and x.strip() for x in strongest):
-        raise co.fail("strongest_players", f"expected a list of Lichess names, got {strongest!r}")
-    composition = Composition(max_titled=co.int_("max_titled", 2), strongest_players=tuple(strongest))
+    strongest = _names(co, "strongest_players")
+    composition = Composition(
+        max_titled=co.int_("max_titled", 2),
+        strongest_players=strongest,
+        allowed_swaps=_allowed_swaps(co),
+        board_order_tolerance=co.int_("board_order_tolerance", 50),
+        substitute_max_diff=co.int_("substitute_max_diff", 100),
+        replacement_min_below=co.int_("replacement_min_below", 100),
+        tournament_directors=_names(co, "tournament_directors"),
+    )
     co.done()
     schedule = _build_schedule(top.table("schedule", {}))
+    sd = top.table("seeding", {})
+    seeding = Seeding(rating_at=sd.instant("rating_at", None), peak_since=sd.instant("peak_since", None))
+    sd.done()
+    if seeding.rating_at is not None and seeding.peak_since is not None and seeding.peak_since >= seeding.rating_at:
+        raise sd.fail("peak_since", f"expected a time before seeding.rating_at {seeding.rating_at.isoformat()}, "
+                                    f"got {seeding.peak_since.isoformat()}")
+    cd = top.table("conduct", {})
+    conduct = Conduct(
+        break_min_minutes=cd.num("break_min_minutes", 2.0),
+        break_max_minutes=cd.num("break_max_minutes", 10.0),
+        part_gap_max_minutes=cd.num("part_gap_max_minutes", 1.0),
+        forfeits_to_disqualify=cd.int_("forfeits_to_disqualify", 2, minimum=1),
+    )
+    cd.done()
     top.done()
     if lichess_raw["history_since"] is None:
         lichess_raw["history_since"] = default_history_since(registration_at, rating_cap)
@@ -433,6 +519,8 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         champion=champion,
         runner_up=runner_up,
         schedule=schedule,
+        seeding=seeding,
+        conduct=conduct,
     )
 
 
@@ -452,6 +540,31 @@ def _build_schedule(s: _Table) -> Schedule:
         raise s.fail("timezone", f"expected an IANA time zone such as UTC or Europe/Berlin, got {timezone!r}") from None
     s.done()
     return Schedule(cron, timezone)
+
+
+def _names(t: _Table, key: str) -> tuple[str, ...]:
+    names = t.raw(key, [])
+    if not isinstance(names, list) or not all(isinstance(x, str) and x.strip() for x in names):
+        raise t.fail(key, f"expected a list of Lichess names, got {names!r}")
+    return tuple(names)
+
+
+def _allowed_swaps(t: _Table) -> tuple[AllowedSwap, ...]:
+    """TEAM-COMP-4: ``allowed_swaps = [{ team = "Pawn Stormers", boards = [1, 2] }, ...]``."""
+    raw = t.raw("allowed_swaps", [])
+    if not isinstance(raw, list):
+        raise t.fail("allowed_swaps", f"expected a list such as [{{ team = \"Pawn Stormers\", boards = [1, 2] }}], got {raw!r}")
+    out = []
+    for i, item in enumerate(raw):
+        sw = _Table(t.file, item, f"{t._k('allowed_swaps')}[{i}]")
+        team = sw.str_("team")
+        boards = sw.raw("boards")
+        if (not isinstance(boards, list) or len(boards) != 2 or any(isinstance(b, bool) or not isinstance(b, int) or b < 1
+                                                                   for b in boards) or boards[0] == boards[1]):
+            raise sw.fail("boards", f"expected two different board numbers such as [1, 2], got {boards!r}")
+        sw.done()
+        out.append(AllowedSwap(team, min(boards), max(boards)))
+    return tuple(out)
 
 
 def default_history_since(registration_at: dt.datetime | None, cap: RatingCap) -> dt.datetime:
