@@ -78,6 +78,7 @@ class Player:
     tos_violation: bool = False
     games: int = 0
     history: dict[dt.date, int] = field(default_factory=dict)
+    rated: list[tuple[dt.datetime, int]] = field(default_factory=list)   # (last move, rating after) of each rated game
     cap: int | None = None              # keep the per-game rating at or below this, except in planted sessions
 
     @property
@@ -95,7 +96,7 @@ class Spec:
     black: Player = field(compare=False)
     tc: TimeControl = field(compare=False)
     rated: bool = field(default=True, compare=False)
-    winner: str | None | bool = field(default=False, compare=False)   # False: draw at random by strength
+    winner: str | None | bool | Callable[[dt.datetime], str | None] = field(default=False, compare=False)   # False: at random by strength; a callable: chosen at play time
     status: str | None = field(default=None, compare=False)           # forced status (cheat, noStart)
     game_id: str | None = field(default=None, compare=False)
     variant: str = field(default="antichess", compare=False)
@@ -133,21 +134,18 @@ class World:
             self.play(heapq.heappop(self.queue))
 
     def _winner(self, spec: Spec) -> str | None:
+        w, b = spec.white, spec.black
+        if callable(spec.winner):
+            return spec.winner(_rating_time(spec.start, w, b))
         if spec.winner is not False:
             return spec.winner  # type: ignore[return-value]
-        w, b = spec.white, spec.black
         expected = 1 / (1 + 10 ** ((b.strength - w.strength) / 400))
         r = self.rng.random()
         if r < 0.05:
             winner = None
         else:
             winner = "white" if self.rng.random() < expected else "black"
-        for side, p in (("white", w), ("black", b)):  # keep capped players at or below their cap
-            if winner == side and p.cap is not None:
-                w_after, b_after = glicko.rate_game(w.rating, b.rating, winner, _rating_time(spec.start, w, b))
-                if (w_after if side == "white" else b_after).int_rating > p.cap:
-                    winner = "black" if side == "white" else "white"
-        return winner
+        return keep_under_caps(w, b, winner, _rating_time(spec.start, w, b))
 
     def play(self, spec: Spec) -> None:
         winner = self._winner(spec)
@@ -180,6 +178,8 @@ class World:
                 p.rating = after
                 p.games += 1
                 p.history[end.date()] = after.int_rating
+                if p.registered:
+                    p.rated.append((end, after.int_rating))
         g = game_json(gid, _Shown(w, w_before), _Shown(b, b_before), spec.tc, spec.start, end, played, spec.rated, wd, bd,
                       spec.variant)
         if rated and w_prov:
@@ -189,6 +189,24 @@ class World:
         self.games.append(g)
         if spec.on_done:
             spec.on_done(g)
+
+
+def crosses_a_cap(w: Player, b: Player, winner: str | None, at: dt.datetime) -> bool:
+    """Would this result take a capped player's rating above its cap?"""
+    if w.cap is None and b.cap is None:
+        return False
+    w_after, b_after = glicko.rate_game(w.rating, b.rating, winner, at)
+    return (w.cap is not None and w_after.int_rating > w.cap) or (b.cap is not None and b_after.int_rating > b.cap)
+
+
+def keep_under_caps(w: Player, b: Player, winner: str | None, at: dt.datetime) -> str | None:
+    """The result, or the nearest one (a loss for the capped player, then a draw) that keeps every
+    capped player at or below the cap: outside the planted crossings, board 4 stays under it,
+    after draws too."""
+    for option in (winner, "black" if winner == "white" else "white", None, "white", "black"):
+        if not crosses_a_cap(w, b, option, at):
+            return option
+    return winner
 
 
 def _rating_time(at: dt.datetime, *players: Player) -> dt.datetime:
@@ -347,6 +365,10 @@ def play_board(world: World, bm: BoardMatch, start: dt.datetime, results: list[s
     `extras[i]` plays planted games after game i; gaps and breaks are planted delays."""
     plan = [(tc, pi) for pi, (tc, n) in enumerate(bm.parts) for _ in range(n)]
     rng = world.rng
+    pools: dict[int, list[str]] = {}   # forced results per part, played in an order that keeps caps
+    for i, (_, part) in enumerate(plan):
+        if results is not None and i < len(results):
+            pools.setdefault(part, []).append(results[i])
 
     def schedule(i: int, at: dt.datetime) -> None:
         if i >= len(plan):
@@ -356,10 +378,16 @@ def play_board(world: World, bm: BoardMatch, start: dt.datetime, results: list[s
         tc_text, part = plan[i]
         a_white = i % 2 == 0
         white, black = (bm.a, bm.b) if a_white else (bm.b, bm.a)
-        winner: str | None | bool = False
-        if results is not None and i < len(results):
-            r = results[i]
-            winner = None if r == "d" else ("white" if (r == "a") == a_white else "black")
+        winner: str | None | bool | Callable[[dt.datetime], str | None] = False
+        if pools.get(part):
+            def forced(t: dt.datetime, pool: list[str] = pools[part], a_white: bool = a_white) -> str | None:
+                """Chosen when the game is played: the part's first remaining result that keeps
+                capped players under their cap (the part's total is the same in any order)."""
+                def as_winner(r: str) -> str | None:
+                    return None if r == "d" else ("white" if (r == "a") == a_white else "black")
+                pick = next((j for j, r in enumerate(pool) if not crosses_a_cap(white, black, as_winner(r), t)), 0)
+                return as_winner(pool.pop(pick))
+            winner = forced
 
         def done(g: dict[str, Any], i: int = i, a_white: bool = a_white, tc_text: str = tc_text) -> None:
             bm.game_ids.append(g["id"])
@@ -467,6 +495,19 @@ class Season:
             members[3].cap = self.cap_of(team)
             members[3].strength = min(members[3].strength, self.cap_of(team) - 40) if team not in names[6:10] else members[3].strength
 
+    def order_boards(self, skip: str) -> None:
+        """TEAM-COMP-4: the TDs order boards 1-3 by the rating at registration (board 4 stays: it is
+        the capped board); the planted team `skip` keeps its wrong order."""
+        def at_registration(p: Player) -> int:
+            before = [r for t, r in p.rated if t < TEAM_REGISTRATION]
+            return before[-1] if before else 0
+        for team, members in self.roster.items():
+            if team != skip:
+                top = sorted(members[:3], key=at_registration, reverse=True)
+                titles = dict(zip(map(id, members[:3]), self.titles[team][:3]))
+                members[:3] = top
+                self.titles[team][:3] = [titles[id(m)] for m in top]
+
     def cap_of(self, team: str) -> int:
         titles = self.titles[team]
         agm_plus = sum(t in ("AGM", "ASGM") for t in titles)
@@ -492,6 +533,9 @@ class Season:
         t = teams[2]
         self.titles[t] = ["AGM", "AGM", "ASGM", ""]
         self.plant("TEAM-COMP-2", t, "three AGM-or-higher players (AGM, AGM, ASGM) on one team; at most 2 allowed")
+        board4 = self.roster[t][3]   # two or more AGM-or-higher: its board 4 stays under the 2000 cap (TEAM-CAP-1)
+        board4.cap = self.cap_of(t)
+        board4.strength = min(board4.strength, board4.cap - 40)
         # TEAM-COMP-3: the configured strongest players, two of them on one team
         self.strongest = [self.roster[teams[0]][0].name, self.roster[teams[0]][1].name] + [self.roster[x][0].name for x in teams[1:5]]
         self.plant("TEAM-COMP-3", teams[0], f"two of the strongest-players list ({self.strongest[0]}, {self.strongest[1]}) on one team")
@@ -505,13 +549,15 @@ class Season:
         p.created_at = reg - dt.timedelta(days=120)
         plan["start"][p.id] = p.created_at + DAY
         self.plant("TEAM-ELIG-1", p.name, "account created 2026-04-27, 4 months before registration (6 required)")
-        # TEAM-ELIG-2: 900 rated antichess games
+        # TEAM-ELIG-2: fewer than 1000 rated antichess games before registration
         p = self.roster[teams[5]][2]
-        plan["n_games"][p.id] = 900
+        plan["n_games"][p.id] = 700   # with the recent games below: ~850 before registration, 100+ of them recent
+        plan["no_topup"] = set()
         plan["count_before_registration"] = [("TEAM-ELIG-2", p)]
         # TEAM-ELIG-3: only ~60 rated games in the 3 months before registration
         p = self.roster[teams[1]][2]
         plan["quiet"][p.id] = [(reg - dt.timedelta(days=92), reg - dt.timedelta(days=4))]
+        plan["no_topup"].add(p.id)
         plan["count_recent"] = [("TEAM-ELIG-3", p)]
         # TEAM-ELIG-4: one cheat-detected game 8 months before registration; two within 24 months for another
         p = self.roster[teams[6]][1]
@@ -536,6 +582,7 @@ class Season:
         # TEAM-ELIG-7: provisional when the initial pairings are announced (13 months without a rated game)
         p = self.roster[teams[7]][2]
         plan["quiet"][p.id] = [(reg - dt.timedelta(days=400), TEAM_START + dt.timedelta(days=2))]
+        plan["no_topup"].add(p.id)
         self.plant("TEAM-ELIG-7", p.name, "no rated antichess game for 13 months before the pairings: RD above 110 (provisional)")
         self.plant("TEAM-ELIG-3", p.name, "no rated antichess game in the 3 months before registration")
         # TEAM-CAP-3 / 4 / 5 on the board-4 players of the untitled teams 7-10 (cap 2200)
@@ -552,16 +599,38 @@ class Season:
         plan["cap_players"] = cap4
         forfeiter = self.roster[teams[-1]][2]
         self.replacement = self.player(forfeiter.strength - 50, dt.datetime(2019, 3, 3, tzinfo=UTC))
+        # eligibility is as of registration; the replacement registers when it is named, for round 7
+        plan["registered"] = {q.id: reg for q in self.team_members()}
+        plan["registered"][self.replacement.id] = TEAM_START + dt.timedelta(days=42)
         for p, day, hold in plan["crossings"]:
             plan["quiet"].setdefault(p.id, []).append((day - dt.timedelta(hours=12), day + hold + dt.timedelta(hours=14)))
         return plan
 
     def play_histories(self, players: list[Player], end: dt.datetime, outsiders: list[Player], plan: dict[str, Any]) -> None:
+        """Each player's background games. A player with a registration time (the TEAM season) plays
+        its `n` games before it (with a margin for casual games and sessions cut short by quiet
+        periods, so that TEAM-ELIG-2's 1000 rated games hold unless planted), another 120-160 in
+        the 3 months before it (TEAM-ELIG-3's 100, unless planted: `no_topup`), and games at the
+        same pace after it; the others (ACWC) play `n` games up to `end`. With fewer history games
+        (`games` below 1000, for quick tests) there are no recent games added and players fall
+        short of TEAM-ELIG-2/3 as they will."""
+        registered = plan.get("registered", {})
         for p in players:
             start = max(p.created_at + DAY, end - SPAN)
             start = plan.get("start", {}).get(p.id, start)
-            n = plan.get("n_games", {}).get(p.id) or self.n_games()
-            background(self.world, p, n, start, end, outsiders, plan.get("quiet", {}).get(p.id, []))
+            planted_n = plan.get("n_games", {}).get(p.id)
+            n = planted_n or self.n_games()
+            quiet = plan.get("quiet", {}).get(p.id, [])
+            reg = registered.get(p.id)
+            if reg is None:
+                background(self.world, p, n, start, end, outsiders, quiet)
+                continue
+            before = n if planted_n else int(n * 1.1) + 20 + 25 * len(quiet)
+            background(self.world, p, before, start, reg, outsiders, quiet)
+            if p.id not in plan.get("no_topup", set()) and self.games_range[0] >= 1000:
+                background(self.world, p, self.rng.randint(120, 160), reg - dt.timedelta(days=88), reg - DAY, outsiders, quiet)
+            after = max(30, round(n * (end - reg) / max(reg - start, DAY)))
+            background(self.world, p, after, reg, end - dt.timedelta(hours=2), outsiders, quiet)   # all finished by `end`
         for p, day in plan.get("cheats", []):
             opp = min(outsiders, key=lambda o: abs(o.strength - p.strength))
             white = self.rng.random() < 0.5
@@ -662,6 +731,7 @@ class Season:
             window = TEAM_START + dt.timedelta(days=7 * (rnd - 1))
             w.run_until(window)
             if rnd == 1:
+                self.order_boards(skip=teams[5])
                 half = len(teams) // 2
                 pairs = [(teams[i], teams[i + half]) for i in range(half)]
             else:
@@ -671,9 +741,10 @@ class Season:
             played |= {frozenset(p) for p in pairs}
             if rnd >= 7:  # the replacement plays the disqualified player's board from round 7 on
                 team = teams[-1]
-                self.roster[team][2] = self.replacement
+                seat = self.roster[team].index(forfeiter)
+                self.roster[team][seat] = self.replacement
                 results += self.team_round("swiss", rnd, window, pairs, SWISS_PARTS, planted(rnd))
-                self.roster[team][2] = forfeiter
+                self.roster[team][seat] = forfeiter
             else:
                 results += self.team_round("swiss", rnd, window, pairs, SWISS_PARTS, planted(rnd))
             if rnd == 6:
@@ -755,9 +826,9 @@ class Season:
         late.created_at = dt.datetime(2021, 4, 2, tzinfo=UTC)
         self.plant("ACWC-ELIG-1", late.name, "account created 2021-04-02, after the 2021-03-01 deadline")
         few = players[-2]
-        plan["start"][few.id] = dt.datetime(2021, 8, 20, tzinfo=UTC)
-        plan["n_games"][few.id] = 1000
-        self.plant("ACWC-ELIG-2", few.name, "first rated antichess game on 2021-08-20: fewer than 100 before 2021-09-01")
+        plan["start"][few.id] = dt.datetime(2021, 8, 27, tzinfo=UTC)
+        plan["n_games"][few.id] = 800
+        self.acwc_few = few
         cheat = players[-3]
         plan["cheats"].append((cheat, dt.datetime(2021, 2, 1, 18, tzinfo=UTC)))
         self.plant("ACWC-ELIG-3", cheat.name, "a cheat-detected game on 2021-02-01 (since 2020-09-01)")
@@ -803,15 +874,50 @@ class Season:
         w.run_until(ACWC_END + DAY)
 
     def acwc_seed(self, p: Player) -> int:
-        """ACWC-SEED-1: the average of the rating at 2021-09-01 and the highest from 2021-03-01 to then
-        (end-of-day ratings, as the rating history gives them)."""
-        days = sorted(p.history)
-        at = [p.history[d] for d in days if d < dt.date(2021, 9, 1)]
-        window = [p.history[d] for d in days if dt.date(2021, 3, 1) <= d < dt.date(2021, 9, 1)]
-        if not at:
+        """ACWC-SEED-1: the average of the rating at 2021-09-01 00:00 UTC (the last post-game rating
+        before it) and the highest rating held from 2021-03-01 to then (the rating carried in at
+        2021-03-01 and every post-game rating in between: intraday, as the seeding view computes it)."""
+        seeding_at, peak_since = dt.datetime(2021, 9, 1, tzinfo=UTC), dt.datetime(2021, 3, 1, tzinfo=UTC)
+        before = [r for t, r in p.rated if t < seeding_at]
+        if not before:
             return 0
-        return round((at[-1] + max(window or at[-1:])) / 2)
+        carried = [r for t, r in p.rated if t < peak_since][-1:]
+        window = [r for t, r in p.rated if peak_since <= t < seeding_at]
+        return round((before[-1] + max(carried + window)) / 2)
 
+
+
+def _check_clean_eligibility(s: Season, plan: dict[str, Any]) -> None:
+    """The demo is honest: every TEAM player not planted as a TEAM-ELIG-2/3 case has 1000 rated
+    antichess games created before registration and 100 in the 3 months before it (the
+    replacement: before the round it plays from). Raises if the generator broke that."""
+    planted = {(rule, subject) for rule, subject, _ in s.planted}
+    planted |= {(rule, p.name) for rule, p in plan["count_before_registration"] + plan["count_recent"]}
+    created: dict[str, list[int]] = {}
+    for g in s.world.games:
+        for color in ("white", "black"):
+            side = g["players"][color]
+            if "ratingDiff" in side:
+                created.setdefault(side["user"]["id"], []).append(g["createdAt"])
+    for p in s.team_members() + [s.replacement]:
+        if p.disabled:
+            continue
+        reg = plan["registered"][p.id]
+        times = created.get(p.id, [])
+        total = sum(t < _ms(reg) for t in times)
+        recent = sum(_ms(_months_before(reg, 3)) <= t < _ms(reg) for t in times)
+        if total < 1000 and ("TEAM-ELIG-2", p.name) not in planted:
+            raise RuntimeError(f"demo generator: {p.name} has {total} rated games before registration (TEAM-ELIG-2: 1000)")
+        if recent < 100 and ("TEAM-ELIG-3", p.name) not in planted:
+            raise RuntimeError(f"demo generator: {p.name} has {recent} rated games in the 3 months before registration "
+                               "(TEAM-ELIG-3: 100)")
+
+
+def _months_before(t: dt.datetime, months: int) -> dt.datetime:
+    """The same day and time `months` calendar months earlier (the last day of a shorter month)."""
+    y, m = divmod(t.year * 12 + t.month - 1 - months, 12)
+    last = (dt.date(y + (m == 11), (m + 1) % 12 + 1, 1) - dt.timedelta(days=1)).day
+    return t.replace(year=y, month=m + 1, day=min(t.day, last))
 
 
 def _ms(t: dt.datetime) -> int:
@@ -954,9 +1060,15 @@ def build_season(out: Path, seed: int = 2026, teams: int = 12, games: tuple[int,
         return n
     for rule, p in plan["count_before_registration"]:
         s.plant(rule, p.name, f"{rated_games(p, None, TEAM_REGISTRATION)} rated antichess games before registration (1000 required)")
+    few = s.acwc_few
+    s.plant("ACWC-ELIG-2", few.name, f"first rated antichess game on 2021-08-27: {rated_games(few, None, dt.datetime(2021, 9, 1, tzinfo=UTC))} "
+                                     "before 2021-09-01 (100 required)")
     for rule, p in plan["count_recent"]:
-        s.plant(rule, p.name, f"{rated_games(p, TEAM_REGISTRATION - dt.timedelta(days=92), TEAM_REGISTRATION)} rated antichess "
+        s.plant(rule, p.name, f"{rated_games(p, _months_before(TEAM_REGISTRATION, 3), TEAM_REGISTRATION)} rated antichess "
                               "games in the 3 months before registration (100 required)")
+
+    if games[0] >= 1000:
+        _check_clean_eligibility(s, plan)
 
     lichess_dir = out / "lichess"
     (lichess_dir / "rating-history").mkdir(parents=True, exist_ok=True)
