@@ -1,9 +1,11 @@
 """The DuckDB adapter: the only module that opens DuckDB connections.
 
 SQL lives under ``sql/`` (``schema/`` tables, ``views/`` the contract views, ``queries/`` what the
-pipeline reads); this module loads it by name, binds every value as a parameter, and moves
-rows in and out as polars frames (through Arrow). Table names are never taken from input:
-:data:`WRITABLE` is the closed set of tables the pipeline writes.
+pipeline reads, ``audits/`` one SELECT of offending rows per audit); this module loads it by
+name, binds every value as a parameter, and moves rows in and out as polars frames (through
+Arrow). Table names are never taken from input: :data:`WRITABLE` is the closed set of tables
+the pipeline writes. The ``audit_findings`` view is generated from the files of ``sql/audits/``
+(:func:`audit_findings_sql`), so adding an audit is adding a file.
 """
 
 from __future__ import annotations
@@ -28,8 +30,12 @@ WRITABLE = frozenset({
     "scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings",
     "game_verdicts", "td_overrides", "rating_estimates", "scored_rounds",
     "pipeline_runs",
+    "audit_params", "audit_strongest_players", "audit_allowed_swaps", "audit_directors", "audit_stages",
+    "audit_captains",
 })
 _FLAT = frozenset({str, int, float, bool, type(None), dt.datetime, dt.date})   # values asdict would only copy
+
+FINDING_COLUMNS = ("rule_id", "severity", "subject", "team", "detail", "evidence_url")
 
 # The published snapshot's storage format: readable by every DuckDB since 1.0 (the `duckdb-cli`
 # package on PyPI is 1.5; a DuckDB 2.0 file is not readable before 2.0).
@@ -44,10 +50,60 @@ def sql(name: str) -> str:
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> None:
-    """Create every table (sql/schema, in file order) and every view (sql/views)."""
-    for folder in ("schema", "views"):
-        for path in sorted((SQL_DIR / folder).glob("*.sql")):
-            con.execute(path.read_text(encoding="utf-8"))
+    """Create every table (sql/schema, in file order), every view (sql/views) and the
+    audit_findings view over sql/audits."""
+    for path in sorted((SQL_DIR / "schema").glob("*.sql")):
+        con.execute(path.read_text(encoding="utf-8"))
+    _create_views(con, sorted((SQL_DIR / "views").glob("*.sql")))
+    con.execute(audit_findings_sql())
+
+
+def _create_views(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
+    """(Re)create the views (file ``<name>.sql`` defines view ``<name>``): all are dropped first,
+    so none binds to an older version of another; then created in name order, a view that reads
+    one not created yet waiting for the next pass (files need no order prefixes). A pass that
+    creates nothing re-raises."""
+    for name in ["audit_findings", *(p.stem for p in paths)]:
+        con.execute(f"DROP VIEW IF EXISTS {_column(name)}")
+    pending = paths
+    while pending:
+        failed: list[tuple[Path, duckdb.CatalogException]] = []
+        for path in pending:
+            try:
+                con.execute(path.read_text(encoding="utf-8"))
+            except duckdb.CatalogException as e:   # a view it reads does not exist yet
+                failed.append((path, e))
+        if len(failed) == len(pending):
+            path, error = failed[0]
+            raise RuntimeError(f"sql/views/{path.name}: {error}") from error
+        pending = [path for path, _ in failed]
+
+
+def audit_files() -> list[Path]:
+    """The audits, in file-name order: each ``sql/audits/<name>.sql`` is one SELECT of offending rows."""
+    return sorted((SQL_DIR / "audits").glob("*.sql"))
+
+
+def audit_sql(path: Path) -> str:
+    """An audit file's SELECT, as a TD would paste it into the duckdb CLI (no trailing semicolon)."""
+    return path.read_text(encoding="utf-8").strip().rstrip(";").rstrip()
+
+
+def audit_findings_sql() -> str:
+    """``CREATE VIEW audit_findings``: the UNION ALL of every audit file, in file-name order, with
+    the contract's columns and ``audit`` (the file's name) after them."""
+    parts = []
+    for path in audit_files():
+        name = path.stem
+        if not name.isidentifier():
+            raise ValueError(f"audit file {path.name!r}: expected a name of letters, digits and _")
+        cols = ", ".join(FINDING_COLUMNS)
+        parts.append(f"SELECT {cols}, '{name}' AS audit FROM (\n{audit_sql(path)}\n) AS {name}")
+    if not parts:  # no audit files: an empty view with the same columns
+        parts.append("SELECT " + ", ".join(f"CAST(NULL AS VARCHAR) AS {c}" for c in (*FINDING_COLUMNS, "audit")) + " WHERE FALSE")
+    header = ("-- audit_findings: one row per finding of any audit, generated from sql/audits/*.sql (file-name order)\n"
+              "CREATE OR REPLACE VIEW audit_findings AS\n")
+    return header + "\nUNION ALL\n".join(parts)
 
 
 def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
