@@ -1,4 +1,4 @@
-"""The pipeline's stages as plain functions: ingest → link and score → standings → export.
+"""The pipeline's stages as plain functions: ingest → link and score → standings → audit → export.
 
 The CLI calls them directly (``antichess-td ingest|score|export``) and the Prefect flow
 (``flows/nightly.py``) sequences them; no logic lives in the flow. Each stage opens the
@@ -25,7 +25,7 @@ from typing import Any
 
 import polars as pl
 
-from pipeline import bracket, exports, ingest, lichess, linking, replay, scoring, standings, store, verify
+from pipeline import audits, bracket, exports, ingest, lichess, linking, replay, scoring, standings, store, verify
 from pipeline.config import Config
 from pipeline.errors import InputError
 from pipeline.inputs import Bye, Override, Pairing, Roster, read_overrides, read_roster, read_schedule
@@ -61,6 +61,7 @@ def read_inputs(config: Config) -> Inputs:
         config_finalists(config, roster)
     pairings, byes = read_schedule(config.paths.pairings, config, roster)
     overrides = read_overrides(config.paths.overrides, config, roster, pairings) if config.paths.overrides else ()
+    audits.check_config(config, roster)
     return Inputs(roster, pairings, overrides, byes)
 
 
@@ -191,14 +192,7 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
     report = ScoreReport()
     con = store.connect(config.paths.database)
     try:
-        with store.transaction(con):
-            store.replace_where(con, "td_members", {}, list(inputs.roster.members))
-            store.replace_where(con, "td_pairings", {}, [
-                {"stage": p.stage, "round": p.round, "entrant_a": p.a, "entrant_b": p.b,
-                 "window_start": p.window_start, "window_end": p.window_end} for p in inputs.pairings
-            ])
-            store.replace_where(con, "td_overrides", {}, list(inputs.overrides))
-            store.replace_where(con, "td_byes", {}, list(inputs.byes))
+        write_td_inputs(con, inputs)
         for stage in config.stages:
             pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
             byes = tuple(b for b in inputs.byes if b.stage == stage.name)
@@ -333,6 +327,44 @@ def rescore_plan(con: Any, config: Config, inputs: Inputs, stage: Any, pairings:
     spans = [(lo, hi) for r, _, _, _, _, lo, hi in near if r in rescore]
     span = (min(lo for lo, _ in spans), max(hi for _, hi in spans)) if spans else (now, now)
     return RescorePlan(stage.name, fingerprints, rescore, frozenset(set(stored) - set(fingerprints)), not stored, span)
+
+
+def write_td_inputs(con: Any, inputs: Inputs) -> None:
+    """td_members, td_pairings, td_overrides, td_byes: rewritten from the TD's files, in one transaction."""
+    with store.transaction(con):
+        store.replace_where(con, "td_members", {}, list(inputs.roster.members))
+        store.replace_where(con, "td_pairings", {}, [
+            {"stage": p.stage, "round": p.round, "entrant_a": p.a, "entrant_b": p.b,
+             "window_start": p.window_start, "window_end": p.window_end} for p in inputs.pairings
+        ])
+        store.replace_where(con, "td_overrides", {}, list(inputs.overrides))
+        store.replace_where(con, "td_byes", {}, list(inputs.byes))
+
+
+def audit_stage(config: Config, inputs: Inputs, now: dt.datetime) -> audits.AuditReport:
+    """Re-check every audit rule (sql/audits) on what is stored and write audit_findings.csv.
+
+    Writes the TD's files and the audit parameters from the config (so any audit file gives the
+    same rows in the duckdb CLI), records a new captain (TEAM-COMP-8), re-estimates the per-game
+    RDs the cap and provisional audits read (rating_estimates), then reads audit_findings."""
+    from pipeline import ratings
+
+    report = audits.AuditReport(notes=audits.notes_for(config))
+    con = store.connect(config.paths.database)
+    try:
+        write_td_inputs(con, inputs)
+        audits.write_params(con, config, now)
+        if config.kind == "team":
+            audits.record_captains(con, inputs.roster, now)
+        report.estimates = ratings.write_rating_estimates(con, inputs.player_ids())
+        report.findings = audits.read_findings(con)
+    finally:
+        con.close()
+    path = config.paths.exports / "audit_findings.csv"
+    exports.write_csv(path, store.FINDING_COLUMNS + ("audit",),
+                      ([getattr(f, c) for c in store.FINDING_COLUMNS + ("audit",)] for f in report.findings))
+    report.csv_path = path
+    return report
 
 
 def verify_new_games(con: Any, now: dt.datetime, report: ScoreReport) -> None:
