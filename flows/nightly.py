@@ -18,7 +18,7 @@ not per task.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +63,7 @@ def score_task(config: Config, inputs: run.Inputs, now: dt.datetime) -> dict[str
 
 @task(name="audit", cache_policy=NO_CACHE)
 def audit_task(config: Config, inputs: run.Inputs, now: dt.datetime) -> dict[str, Any]:
-    result = run.audit_stage(config, inputs, now)  # type: ignore[attr-defined]
-    return asdict(result) if is_dataclass(result) else dict(result or {})
+    return run.audit_stage(config, inputs, now).summary()
 
 
 @task(name="export", cache_policy=NO_CACHE)
@@ -104,11 +103,9 @@ def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
         scored = score_task(work, inputs, at)
         record.done("score", scored, warnings=scored["notes"])
 
-        audited = None
-        if hasattr(run, "audit_stage"):  # issue 7's audits (pipeline/audits.py), between scoring and exports
-            record.stage("audit")
-            audited = audit_task(work, inputs, at)
-            record.done("audit", audited)
+        record.stage("audit")
+        audited = audit_task(work, inputs, at)
+        record.done("audit", audited, warnings=audited["notes"])
 
         record.stage("export")
         exported = export_task(work)

@@ -1,9 +1,9 @@
 """``antichess-td``: a thin CLI over ``pipeline.run`` and the Prefect flow.
 
-Exit codes (contract 1): 0 success; 2 bad input (config, TD files, dataset), with one message
-naming the file, the line or key, and what was expected; 3 the run failed for an outside
-reason (Lichess unreachable, ...), the message says which request. Code 1 is kept for
-``audit --fail-on-findings``.
+Exit codes (contract 1): 0 success; 1 ``audit --fail-on-findings`` found an error; 2 bad input
+(config, TD files, dataset), with one message naming the file, the line or key, and what was
+expected; 3 the run failed for an outside reason (Lichess unreachable, ...), the message says
+which request.
 """
 
 from __future__ import annotations
@@ -70,13 +70,18 @@ def _summary(result: dict[str, Any]) -> None:
          f"{sc['verified']} new games verified, {sc['mismatches']} disagree (see match_games.verdict)")
     for note in sc.get("notes", []):
         _say(f"note: {note}")
+    au = result["audit"]
+    _say(f"audit: {au['findings']} findings: {au['errors']} errors, {au['warnings']} warnings, {au['info']} info "
+         f"(antichess-td audit lists them; {au['csv']})")
+    for note in au["notes"]:
+        _say(f"note: {note}")
     for p in result["exports"]:
         _say(f"wrote {p}")
 
 
 @app.command()
 def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
-    """Everything, in order, as a Prefect flow: ingest, link and score, rank, export, publish.
+    """Everything, in order, as a Prefect flow: ingest, link and score, rank, audit, export, publish.
 
     Writes the working database only; replaces the published database (paths.database) at the
     end, when every stage succeeded."""
@@ -151,6 +156,31 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
          f"({report.rescored_rounds} rounds scored again: the others' inputs had not changed); "
          f"{report.verified} new games verified, {report.mismatches} disagree")
     _say(runs.summary_line(record.run_id, cfg.paths.database))
+
+
+@app.command()
+def audit(
+    config: ConfigOpt,
+    now: NowOpt = None,
+    fail_on_findings: Annotated[bool, typer.Option("--fail-on-findings", help="Exit with code 1 when any audit finds an error.")] = False,
+) -> None:
+    """Re-check eligibility, team composition, the board-4 cap, conduct and seeding (sql/audits); print
+    the findings grouped by rule and write audit_findings.csv (working database, published at the end)."""
+    from pipeline import run, runs
+    from pipeline.console import audit_summary
+
+    cfg = load_config(config)
+    inputs = run.read_inputs(cfg)
+    at = _now(now)
+    with runs.recorded(cfg, "audit", at) as record:
+        record.stage("audit")
+        report = run.audit_stage(record.work, inputs, at)
+        record.done("audit", report.summary(), warnings=report.notes)
+    for line in audit_summary(report):
+        _say(line)
+    _say(runs.summary_line(record.run_id, cfg.paths.database))
+    if fail_on_findings and report.errors:
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -65,3 +65,19 @@ def standings_table(stage: str, rows: list[dict[str, Any]], limit: int = 16) -> 
     if len(rows) > limit:
         lines.append(f"      ... {len(rows) - limit} more in standings_{stage}.csv")
     return lines
+
+
+def audit_summary(report: Any) -> list[str]:
+    """The findings grouped by rule (errors first), each with its subject, team and detail; then the totals."""
+    lines = []
+    for rule, findings in report.by_rule().items():
+        counts = ", ".join(f"{n} {sev}{'s' if n > 1 and sev != 'info' else ''}" for sev, n in report.counts()[rule].items())
+        lines.append(f"{rule} ({counts})")
+        for f in findings:
+            who = f.subject if not f.team or f.team == f.subject else f"{f.subject} ({f.team})"
+            lines.append(f"  {f.severity:<7} {who}: {f.detail}" + (f" <{f.evidence_url}>" if f.evidence_url else ""))
+    lines.extend(f"note: {n}" for n in report.notes)
+    lines.append(f"audit: {len(report.findings)} findings: {report.errors} errors, {report.count('warning')} warnings, "
+                 f"{report.count('info')} info, in {len(report.by_rule())} rules"
+                 + (f"; wrote {report.csv_path}" if report.csv_path else ""))
+    return lines

@@ -405,6 +405,7 @@ def export_stage(config: Config) -> list[Path]:
                 path = config.paths.exports / name
                 exports.write_text(path, _round_post(con, config, stage, rnd))
                 written.append(path)
+        written += write_cap_charts(config, con)
         rows, notes = next_knockout_pairings(config, con) if config.kind == "team" else next_acwc_pairings(config, con)
         for note in notes:
             log.warning("knockout: %s", note)
@@ -416,6 +417,31 @@ def export_stage(config: Config) -> list[Path]:
             path.unlink(missing_ok=True)
     finally:
         con.close()
+    return written
+
+
+def write_cap_charts(config: Config, con: Any) -> list[Path]:
+    """TEAM-CAP-1..5: one chart per last-board player, ``<exports>/charts/cap_<user_id>.png``: the
+    rating since cap_since against the cap, crossings marked (counted or not) with their RD; the
+    cap findings link it. Nothing before the first audit run (its parameters pick the players)."""
+    from pipeline import charts
+
+    players = store.query(con, "queries/cap_chart_players").to_dicts()
+    if not players:
+        return []
+    events: dict[str, list[dict[str, Any]]] = {}
+    for e in store.query(con, "queries/cap_chart_points").iter_rows(named=True):
+        events.setdefault(e["user_id"], []).append(e)
+    written = []
+    for p in players:
+        evs = events.get(p["user_id"], [])
+        since = p["cap_since"].astimezone(dt.UTC).date()
+        path = charts.write_cap_chart(
+            config.paths.exports / "charts" / f"cap_{p['user_id']}.png", p["username"], p["cap"],
+            [(e["rated_at"], e["rating"]) for e in evs],
+            [(e["rated_at"], e["rating"], e["rd_est"], e["crossing"] == "counted") for e in evs if e["crossing"]],
+            since)
+        written.append(path)
     return written
 
 

@@ -6,7 +6,7 @@
 -- The published snapshot carries the rows as they stood when it was published.
 CREATE TABLE IF NOT EXISTS pipeline_runs (
     run_id      INTEGER NOT NULL PRIMARY KEY,
-    command     VARCHAR NOT NULL,        -- nightly | ingest | score
+    command     VARCHAR NOT NULL,        -- nightly | ingest | score | audit
     started_at  TIMESTAMPTZ NOT NULL,    -- wall clock
     finished_at TIMESTAMPTZ,             -- NULL while running
     status      VARCHAR NOT NULL,        -- running | ok | failed
