@@ -58,26 +58,6 @@ exports = "exports"
 first_round_start = "2021-09-07T00:00:00Z"
 """
 
-# TEMPORARY, until the RD branch lands sql/schema/071_rating_estimates.sql on main: the table's
-# DDL as that branch defines it (tests only; never in sql/schema of this branch).
-RATING_ESTIMATES_DDL = """
-CREATE TABLE IF NOT EXISTS rating_estimates (
-    game_id VARCHAR NOT NULL, user_id VARCHAR NOT NULL, played_at TIMESTAMPTZ NOT NULL,
-    rating_before INTEGER NOT NULL, rating_after INTEGER NOT NULL, rd_est DOUBLE, rd_low DOUBLE NOT NULL,
-    rd_high DOUBLE NOT NULL, rd_method VARCHAR NOT NULL, PRIMARY KEY (game_id, user_id))
-"""
-
-
-def ensure_rating_estimates(path: Path) -> None:
-    if "rating_estimates" in store.WRITABLE and (store.SQL_DIR / "schema" / "071_rating_estimates.sql").exists():
-        return
-    con = duckdb.connect(str(path))
-    try:
-        con.execute(RATING_ESTIMATES_DDL)
-    finally:
-        con.close()
-
-
 class World:
     """A tournament database built row by row. Names are Lichess display names; ids are lower case."""
 
@@ -215,7 +195,6 @@ class World:
 
     # ------------------------------------------------------------------ the database
     def build(self, now: dt.datetime = NOW) -> Path:
-        ensure_rating_estimates(self.path)
         con = store.connect(self.path)
         try:
             with store.transaction(con):

@@ -57,3 +57,14 @@ def skeleton_server() -> Iterator[replay.ReplayServer]:
     """The skeleton's Lichess dataset on a free port of 127.0.0.1."""
     with replay.running(SKELETON / "lichess") as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def default_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default demo (seed 2026, the one the README measures), built once per run (~50 s) and
+    shared: tests that score or audit it write only under its out/ folders."""
+    from pipeline.season import build_season
+
+    out = tmp_path_factory.mktemp("default-demo") / "demo"
+    build_season(out)
+    return out

@@ -20,7 +20,6 @@ import polars as pl
 import pytest
 
 from pipeline import charts, glicko, lichess, ratings, rd, store
-from pipeline.season import build_season
 from rd_simulation import simulate
 
 UTC = dt.UTC
@@ -191,11 +190,10 @@ def test_team_cap_5_error_bounds_on_simulated_worlds(volatility: float) -> None:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """The default demo (seed 2026, the one the README measures), its rated antichess games typed by
-    lichess.parse_game, the TEAM players and the true RDs (~30 s to build)."""
-    out = tmp_path_factory.mktemp("rd-demo") / "demo"
-    build_season(out)
+def demo(default_demo: Path) -> dict[str, object]:
+    """The default demo (seed 2026, the one the README measures; conftest builds it once), its rated
+    antichess games typed by lichess.parse_game, the TEAM players and the true RDs."""
+    out = default_demo
     rows = []
     with (out / "lichess" / "games.ndjson").open(encoding="utf-8") as f:
         for line in f:
@@ -237,27 +235,31 @@ def _crossing_days(note: str) -> list[tuple[dt.date, int]]:
     return [(dt.date.fromisoformat(d), int(r)) for d, r in re.findall(r"(\d{4}-\d{2}-\d{2}) \(RD (\d+)\)", note)]
 
 
-def _cap_cases(out: Path) -> dict[str, tuple[str, str]]:
+def _cap_cases(out: Path) -> dict[str, tuple[str, str, str]]:
+    """subject → (file, rule, note) of every TEAM-CAP row of PLANTED.csv and TRAPS.csv."""
     cases = {}
     for name in ("PLANTED.csv", "TRAPS.csv"):
         with (out / name).open(encoding="utf-8") as f:
             for r in csv.DictReader(f):
                 if r["rule_id"].startswith("TEAM-CAP-"):
-                    cases[r["subject"]] = (name, r["note"])
+                    cases[r["subject"]] = (name, r["rule_id"], r["note"])
     return cases
 
 
 def test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table(demo: dict[str, object], tmp_path: Path) -> None:
-    """TRAPS.csv: Forkblitz-97 crossed the 2200 cap on 2025-01-31 at true RD 122, its first stored
-    antichess game after ten idle months (the first since history_since, so no prior): the
-    estimate at that game must be above 80. PLANTED.csv: Givvex43's three crossings (TEAM-CAP-3)
-    at RD 45-49 must be at most 80. Every other planted cap crossing's estimate is on the same
-    side of 80 as its true RD. Read from the rating_estimates table write_rating_estimates
-    fills (a real DuckDB file), which a rerun leaves identical."""
+    """TRAPS.csv's TEAM-CAP-5 row: a board-4 player crossed the 2200 cap on 2025-01-31 at a true RD
+    above 80, its first stored antichess game after ten idle months (the first since history_since,
+    so no prior): the estimate at that game must be above 80. PLANTED.csv's TEAM-CAP-3 row: three
+    crossings from 2025-02-10 at RD 45-49 must be at most 80. Every other planted cap crossing's
+    estimate is on the same side of 80 as its true RD. Read from the rating_estimates table
+    write_rating_estimates fills (a real DuckDB file), which a rerun leaves identical."""
     out: Path = demo["out"]  # type: ignore[assignment]
     cases = _cap_cases(out)
-    assert cases["Forkblitz-97"][0] == "TRAPS.csv" and "2025-01-31 (RD 122)" in cases["Forkblitz-97"][1]
-    assert cases["Givvex43"][0] == "PLANTED.csv" and _crossing_days(cases["Givvex43"][1])[0][0] == dt.date(2025, 2, 10)
+    [trap] = [s for s, (f, rule, _) in cases.items() if (f, rule) == ("TRAPS.csv", "TEAM-CAP-5")]
+    [three] = [s for s, (f, rule, _) in cases.items() if (f, rule) == ("PLANTED.csv", "TEAM-CAP-3")]
+    trap_day, trap_rd = _crossing_days(cases[trap][2])[0]
+    assert trap_day == dt.date(2025, 1, 31) and trap_rd > 80
+    assert _crossing_days(cases[three][2])[0][0] == dt.date(2025, 2, 10)
     ids = tuple(s.lower() for s in cases)
     con = store.connect(tmp_path / "t.duckdb")
     try:
@@ -274,7 +276,7 @@ def test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table(demo: dic
                         params=[list(ids)]).fetchall()[0][0]
         assert n == sides
         checked = {}
-        for subject, (_, note) in cases.items():
+        for subject, (_, _, note) in cases.items():
             for day, true_rd in _crossing_days(note):
                 (game_id, rd_est, rating_after), = con.sql(
                     """SELECT game_id, rd_est, rating_after FROM rating_estimates
@@ -286,8 +288,8 @@ def test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table(demo: dic
                 checked[(subject, day)] = rd_est
     finally:
         con.close()
-    assert checked[("Forkblitz-97", dt.date(2025, 1, 31))] > 80
-    assert all(checked[("Givvex43", d)] <= 80 for d, _ in _crossing_days(cases["Givvex43"][1]))
+    assert checked[(trap, dt.date(2025, 1, 31))] > 80
+    assert all(checked[(three, d)] <= 80 for d, _ in _crossing_days(cases[three][2]))
 
 
 def test_write_rating_estimates_with_no_games_empties_the_table(tmp_path: Path) -> None:
