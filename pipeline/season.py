@@ -8,9 +8,10 @@
     out/PLANTED.csv(rule_id, subject, note)                       every rule violation planted on purpose
     out/truth/deviations.csv(game_id, user_id, rd_before, rd_after)   the true RD per game (not Lichess data)
 
-Every player has an account creation date and 1,000-5,000 rated antichess games over about 2.5
-years, rated game by game with Glicko-2 as Lichess runs it (``pipeline.glicko``): each game's
-``rating`` is the pre-game integer rating and ``ratingDiff`` the change, and the rating history is
+Every player has an account creation date and 1,000-5,000 rated antichess games (a TEAM player:
+before registration, 120-160 of them in the 3 months before it, then more during the season; an
+ACWC player: over about 2.5 years), rated game by game with Glicko-2 as Lichess runs it
+(``pipeline.glicko``): each game's ``rating`` is the pre-game integer rating and ``ratingDiff`` the change, and the rating history is
 the rating after each UTC day's last rated game. Game moves come from a pool of legal antichess
 games played out by python-chess (``play_out``): a game the board ended is ``variantEnd`` (the
 side with no pieces or no moves wins) or a draw; a cut game is a resignation, a flag fall or an

@@ -978,11 +978,41 @@ def test_every_audit_file_names_its_rules_and_every_issue_rule_has_a_file() -> N
 
 
 def test_every_audit_file_has_a_clean_and_a_violating_test() -> None:
-    """Each sql/audits file is run by at least two tests here (a clean case and a planted violation)."""
-    text = Path(__file__).read_text(encoding="utf-8")
+    """Each sql/audits file is run by at least two tests here (a clean case and a planted violation),
+    one of them named ..._clean."""
+    bodies = re.split(r"\ndef ", Path(__file__).read_text(encoding="utf-8"))
     for f in store.audit_files():
-        tests = re.findall(r"def (test_\w+)\(.*?(?=\ndef |\Z)", text, re.S)
-        bodies = re.split(r"\ndef ", text)
-        users = [b.split("(", 1)[0] for b in bodies if f'run("{f.stem}"' in b]
-        assert len(users) >= 2, (f.stem, users)
-        assert tests
+        users = [b.split("(", 1)[0] for b in bodies if b.startswith("test_") and f'run("{f.stem}"' in b]
+        assert len(users) >= 2 and any("_clean" in u for u in users), (f.stem, users)
+
+
+def test_team_comp_8_captain_history_records_changes_only(tmp_path: Path) -> None:
+    """TEAM-COMP-8's history: a rerun with the same captain adds nothing; a new captain in teams.csv
+    adds one row, from the run that first sees it."""
+    from pipeline import audits
+    from pipeline.inputs import Member, Roster
+
+    path = World(tmp_path).build()
+    first = Roster((Member("Alpha", "a1", "A1", 1, "", True), Member("Alpha", "a2", "A2", 2, "", False)))
+    second = Roster((Member("Alpha", "a1", "A1", 1, "", False), Member("Alpha", "a2", "A2", 2, "", True)))
+    con = store.connect(path)
+    try:
+        assert audits.record_captains(con, first, t(2026, 8, 26)) == 1
+        assert audits.record_captains(con, first, t(2026, 8, 27)) == 0
+        assert audits.record_captains(con, second, t(2026, 9, 20)) == 1
+        history = con.sql("SELECT team, player_id, seen_from FROM audit_captains ORDER BY seen_from").fetchall()
+    finally:
+        con.close()
+    assert history == [("Alpha", "a1", t(2026, 8, 26)), ("Alpha", "a2", t(2026, 9, 20))]
+
+
+def test_allowed_swaps_must_name_a_team_of_teams_csv(tmp_path: Path) -> None:
+    """TEAM-COMP-4's allowed swaps are checked against teams.csv before anything runs (exit 2)."""
+    from pipeline.audits import check_config
+    from pipeline.errors import InputError
+    from pipeline.inputs import Member, Roster
+
+    w = World(tmp_path, '[composition]\nallowed_swaps = [{ team = "Nobody", boards = [1, 2] }]\n')
+    with pytest.raises(InputError) as exc:
+        check_config(w.config, Roster((Member("Alpha", "a1", "A1", 1, "", True),)))
+    assert str(exc.value) == "tournament.toml key 'composition.allowed_swaps[0]': team 'Nobody': expected a team of teams.csv"

@@ -643,3 +643,39 @@ def test_error_working_database_on_the_published_path(tmp_path: Path) -> None:
 ])
 def test_error_schedule(tmp_path: Path, line: str, expected: str) -> None:
     assert load_error(tmp_path, TEAM_HEADER + f"\n[schedule]\n{line}\n") == f"tournament.toml {expected}"
+
+
+def test_audit_defaults_from_rules_md(tmp_path: Path) -> None:
+    """The audits' defaults: TEAM-ELIG-4 12/24 months, TEAM-ELIG-7 RD 110 at the first round start,
+    TEAM-CAP-4 24 hours, TEAM-COMP-6 100 below, TEAM-CONDUCT-1/2 10 and 1 minutes, 2 forfeits."""
+    cfg = load(tmp_path, '[stages.swiss]\nfirst_round_start = "2026-09-01T00:00:00Z"\n')
+    e, c = cfg.eligibility, cfg.conduct
+    assert (e.cheat_months_one, e.cheat_months_two, e.provisional_rd) == (12, 24, 110.0)
+    assert cfg.pairings_announced_at == dt.datetime(2026, 9, 1, tzinfo=UTC)
+    assert cfg.rating_cap.hold_hours == 24 and cfg.composition.replacement_min_below == 100
+    assert (c.break_max_minutes, c.part_gap_max_minutes, c.forfeits_to_disqualify) == (10, 1, 2)
+    assert cfg.seeding.rating_at is None and cfg.composition.allowed_swaps == ()
+
+
+def test_acwc_preset_has_its_own_dates(tmp_path: Path) -> None:
+    """ACWC-ELIG-1: created before 2021-03-01; ACWC-ELIG-2: 100 games before 2021-09-01; ACWC-ELIG-3:
+    2020-09-01 / 2018-09-01; ACWC-SEED-1: the rating at 2021-09-01 and the peak from 2021-03-01."""
+    cfg = load(tmp_path, header=ACWC_HEADER)
+    e = cfg.eligibility
+    assert (e.created_before, e.games_before, e.one_cheat_since, e.two_cheats_since) == (
+        dt.datetime(2021, 3, 1, tzinfo=UTC), dt.datetime(2021, 9, 1, tzinfo=UTC),
+        dt.datetime(2020, 9, 1, tzinfo=UTC), dt.datetime(2018, 9, 1, tzinfo=UTC))
+    assert e.min_rated_games == 100
+    assert (cfg.seeding.rating_at, cfg.seeding.peak_since) == (dt.datetime(2021, 9, 1, tzinfo=UTC), dt.datetime(2021, 3, 1, tzinfo=UTC))
+
+
+def test_allowed_swaps(tmp_path: Path) -> None:
+    """TEAM-COMP-4: swaps the TDs allow, as two different boards of a team."""
+    cfg = load(tmp_path, '[composition]\nallowed_swaps = [{ team = "Pawn Stormers", boards = [2, 1] }]\n')
+    [swap] = cfg.composition.allowed_swaps
+    assert (swap.team, swap.board_a, swap.board_b) == ("Pawn Stormers", 1, 2)
+    msg = load_error(tmp_path, TEAM_HEADER + '[composition]\nallowed_swaps = [{ team = "X", boards = [3, 3] }]\n')
+    assert msg == "tournament.toml key 'composition.allowed_swaps[0].boards': expected two different board numbers such as [1, 2], got [3, 3]"
+    msg = load_error(tmp_path, TEAM_HEADER + '[conduct]\nbreak_max_minute = 10\n')
+    assert msg == ("tournament.toml key 'conduct.break_max_minute': unknown key: expected one of break_max_minutes, "
+                   "break_min_minutes, forfeits_to_disqualify, part_gap_max_minutes")

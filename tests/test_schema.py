@@ -19,6 +19,9 @@ CONTRACT = {
     "team_matches": "stage, round, team_a, team_b, a_points, b_points, max_points, winning_points, decided_by_game_id, winner",
     "standings": "stage, after_round, rank, entrant, match_points, points_scored, points_conceded, points_difference, "
                  "median_buchholz",
+    "audit_findings": "rule_id, severity, subject, team, detail, evidence_url",
+    "seeding": "user_id, username, team, board, seeding_at, rating_at, rating_at_source, rating_at_game_id, rating_at_time, "
+               "peak_since, peak_rating, peak_source, peak_game_id, peak_time, seeding_rating, seed_rating",
 }
 
 
