@@ -151,6 +151,9 @@ class World:
     def play(self, spec: Spec) -> None:
         winner = self._winner(spec)
         played = self.rng.choice(self.pool[winner])
+        if spec.status and spec.status != "noStart" and played.status in ("variantEnd", "draw"):
+            # a forced status (cheat) ends the game off the board: the moves of a game that was cut
+            played = next((g for g in self.pool[winner] if g.status not in ("variantEnd", "draw")), played)
         status = spec.status or played.status
         if spec.status == "noStart":
             played = PlayedGame((), "noStart", winner)

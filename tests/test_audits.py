@@ -690,14 +690,17 @@ def test_team_conduct_1_a_15_minute_break(tmp_path: Path) -> None:
     ]
 
 
-def test_team_conduct_1_three_breaks(tmp_path: Path) -> None:
-    """TEAM-CONDUCT-1: three gaps of 3 minutes: one break a player is at most two a board match."""
+def test_team_conduct_1_more_than_one_break(tmp_path: Path) -> None:
+    """TEAM-CONDUCT-1: two gaps of 3 minutes (each under 10) in one board match: one break a player,
+    so the TD must find out whether each called one; one such gap alone is a break, not a finding."""
     gaps = [20.0] * 18
-    gaps[2] = gaps[5] = gaps[13] = 180.0
+    gaps[2] = gaps[13] = 180.0
     w, ids = conduct_world(tmp_path, gaps)
     rows = w.run("team_conduct_breaks")
     assert [r[:4] for r in rows] == [("TEAM-CONDUCT-1", "warning", "Ann", "Alpha"), ("TEAM-CONDUCT-1", "warning", "Bob", "Beta")]
-    assert "3 break(s) over 2 minutes: 3.0 min between" in rows[0][4]
+    assert f"2 break(s) over 2 minutes: 3.0 min between {ids[2]} and {ids[3]} " in rows[0][4]
+    w2, _ = conduct_world(tmp_path / "one", [20.0] * 2 + [180.0] + [20.0] * 15)
+    assert w2.run("team_conduct_breaks") == []
 
 
 def test_team_conduct_2_three_minutes_between_parts(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@
 -- break_max_minutes (10); otherwise rematches start at once. From match_gaps: a gap between two
 -- consecutive games of a board match longer than break_min_minutes (2) is a break. The data
 -- cannot say who called it, so both players of the board get the row: a warning for a break
--- longer than break_max_minutes or for more than two breaks in one board match (one a player),
--- info for exactly two.
+-- longer than break_max_minutes, or for more than one break in one board match (two are fine
+-- only if each player called one: the TD finds out).
 -- Grain: one row per (board match with such breaks, player of it).
 WITH breaks AS (
     SELECT g.*, a.break_max_minutes, a.break_min_minutes
@@ -25,9 +25,9 @@ per_match AS (
     GROUP BY stage, round, board, entrant_a, entrant_b, player_a, player_b
 ),
 flagged AS (
-    SELECT *, CASE WHEN longest_s > max_min * 60 OR n_breaks > 2 THEN 'warning' ELSE 'info' END AS severity
+    SELECT *, 'warning' AS severity
     FROM per_match
-    WHERE longest_s > max_min * 60 OR n_breaks >= 2
+    WHERE longest_s > max_min * 60 OR n_breaks > 1
 ),
 sides AS (
     SELECT f.*, f.player_a AS who, f.entrant_a AS who_team, f.player_b AS opponent FROM flagged f
