@@ -110,6 +110,28 @@ def test_each_audit_file_runs_verbatim_on_the_published_file(audited: dict[str, 
     assert list(exported[0]) == ["rule_id", "severity", "subject", "team", "detail", "evidence_url", "audit"]
 
 
+def test_the_duckdb_cli_runs_each_audit_file_on_the_published_snapshot(audited: dict[str, Path], tmp_path: Path) -> None:
+    """A TD's `duckdb -readonly` (the duckdb-cli package, DuckDB 1.5) on the published snapshot
+    (DuckDB 1.0's storage format): every audit file runs and prints exactly audit_findings' rows."""
+    from pipeline import publish
+
+    cli = Path(sys.executable).parent / "duckdb"
+    for event, db in audited.items():
+        snapshot = tmp_path / f"{event}.duckdb"
+        publish.publish(db, snapshot)
+        con = duckdb.connect(str(snapshot), read_only=True)
+        try:
+            union = con.sql("SELECT audit, rule_id, severity, subject, team, detail, evidence_url FROM audit_findings").fetchall()
+        finally:
+            con.close()
+        for path in store.audit_files():
+            proc = subprocess.run([str(cli), "-readonly", "-csv", "-noheader", "-nullvalue", "", str(snapshot)],
+                                  input=path.read_text(encoding="utf-8"), capture_output=True, text=True, timeout=120)
+            assert proc.returncode == 0, (path.stem, proc.stderr)
+            printed = sorted(tuple(r) for r in csv.reader(proc.stdout.splitlines()))
+            assert printed == sorted(tuple("" if v is None else str(v) for v in r[1:]) for r in union if r[0] == path.stem), path.stem
+
+
 # --------------------------------------------------------------------------- the CLI
 
 
@@ -146,7 +168,9 @@ def test_audit_cli_groups_by_rule_and_fails_on_errors(tmp_path: Path) -> None:
                             "<https://lichess.org/@/Beepboop>")
     headers = [line for line in lines if not line.startswith(("  ", "audit:", "note:"))]
     assert headers == sorted(headers) and len(headers) == len(set(headers))
-    assert lines[-1].startswith("audit: ") and " 1 errors, " in lines[-1] and lines[-1].endswith("audit_findings.csv")
+    [total] = [line for line in lines if line.startswith("audit: ")]
+    assert " 1 errors, " in total and total.endswith("audit_findings.csv")
+    assert lines[-1].startswith("run 1 ok in ") and lines[-1].endswith(f"published {tmp_path / 't.duckdb'}")
     exported = rows(tmp_path / "exports" / "audit_findings.csv")
     assert ("TEAM-ELIG-6", "error", "Beepboop") in {(r["rule_id"], r["severity"], r["subject"]) for r in exported}
     assert audit_cli(cfg).returncode == 0
