@@ -155,7 +155,7 @@ def notes_for(config: Config) -> list[str]:
     """What the audits cannot check with this config, said once per run."""
     notes = []
     if config.kind == "team" and config.registration_at is None:
-        notes.append("tournament.registration_at is not set: TEAM-ELIG-1..4 and TEAM-ELIG-8's dates cannot be checked")
+        notes.append("tournament.registration_at is not set: TEAM-ELIG-1..4 cannot be checked")
     if config.kind == "team" and config.pairings_announced_at is None:
         notes.append("no pairings time (eligibility.pairings_announced_at or a stage's first_round_start): TEAM-ELIG-7 is not checked")
     return notes

@@ -57,7 +57,8 @@ def test_snapshot_is_self_contained_with_every_table_and_view(tmp_path: Path) ->
         con.close()
     assert catalog(published) == in_work
     assert {"later_stage_params", "pipeline_runs", "raw_games"} <= in_work["tables"]
-    assert in_work["views"] == {p.stem for p in (store.SQL_DIR / "views").glob("*.sql")} | {"later_stage_summary"}
+    assert in_work["views"] == ({p.stem for p in (store.SQL_DIR / "views").glob("*.sql")}
+                                | {"audit_findings", "later_stage_summary"})   # audit_findings: generated from sql/audits
     assert not list(tmp_path.glob("t.duckdb.tmp-*"))
 
 
