@@ -128,9 +128,17 @@ def test_a_changed_game_rescores_its_round(demo: Path, tmp_path: Path) -> None:
 
 def test_a_window_closing_without_new_games_rescores(demo: Path, tmp_path: Path) -> None:
     """Mid-round 4 some matches are pending; once the window has closed the scores stand as played
-    (TEAM-FMT-3, TEAM-SCORE-3) although no game arrived: the round is rescored and equals scratch."""
+    (TEAM-FMT-3, TEAM-SCORE-3) although no game arrived: the round is rescored and equals scratch.
+    "Mid-round" is read from the data: a minute after the last round-4 match began."""
+    probe = config(demo, tmp_path / "probe.duckdb")
+    ingest(probe, night(4))
+    run.score_stage(probe, run.read_inputs(probe), night(4))
+    con = duckdb.connect(str(probe.paths.database), read_only=True)
+    [(last_start,)] = con.sql("SELECT max(first) FROM (SELECT min(created_at) AS first FROM scored_match_games "
+                              "WHERE stage = 'swiss' AND round = 4 AND counted GROUP BY entrant_a)").fetchall()
+    con.close()
     cfg = config(demo, tmp_path / "inc.duckdb")
-    mid = TEAM_START + dt.timedelta(days=7 * 3 + 4, hours=17)  # Saturday of round 4, matches under way
+    mid = last_start + dt.timedelta(minutes=1)  # that match under way
     ingest(cfg, mid)
     run.score_stage(cfg, run.read_inputs(cfg), mid)
     con = duckdb.connect(str(cfg.paths.database), read_only=True)
