@@ -27,7 +27,7 @@ def test_token_is_used_but_never_written(tmp_path: Path, prefect_api_url: str) -
         (folder / "tournament.toml").write_text(cfg, encoding="utf-8")
         env = {**os.environ, "TD_TEST_TOKEN": TOKEN, "PREFECT_API_URL": prefect_api_url}
         outputs = []
-        for command in (["ingest"], ["score"], ["export"], ["nightly"]):
+        for command in (["ingest"], ["score"], ["audit"], ["export"], ["nightly"]):
             proc = subprocess.run([sys.executable, "-m", "pipeline", *command, "--config", str(folder / "tournament.toml")],
                                   capture_output=True, text=True, env=env, timeout=300)
             assert proc.returncode == 0, proc.stderr[-2000:]
