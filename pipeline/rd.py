@@ -397,6 +397,20 @@ def estimate_rd(games: pl.DataFrame, default_opponent_rd: float = DEFAULT_OPPONE
     an outsider whose RD is read afresh from each game (their other games are not stored).
     `default_opponent_rd`: an outsider's pre-game RD when their own ratingDiff says nothing.
     """
+    return resume_rd(games, [], default_opponent_rd, players=players)[0]
+
+
+ORDER = ("last_move_at", "created_at", "game_id")   # the order games are rated in
+TRACK_SCHEMA = {"user_id": pl.Utf8, "lo": pl.Float64, "hi": pl.Float64, "rd": pl.Float64, "sd": pl.Float64,
+                "rated_at": pl.Datetime("us", "UTC"), "w_sum": pl.Float64, "wy_sum": pl.Float64}
+
+
+def resume_rd(games: pl.DataFrame, state: list[dict[str, object]], default_opponent_rd: float = DEFAULT_OPPONENT_RD,
+              *, players: Collection[str] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """:func:`estimate_rd` continued from `state`, the tracked players' state after an earlier
+    call (rows of :data:`TRACK_SCHEMA`, [] to start afresh): for `games` that all come after the
+    games of that call in :data:`ORDER`, the rows are exactly those one call on all the games
+    would give for them. Returns (the rows for `games`, the state after them)."""
     missing = [c for c in INPUT_COLUMNS if c not in games.columns]
     if missing:
         raise ValueError(f"estimate_rd: games lack column(s) {', '.join(missing)}: expected {', '.join(INPUT_COLUMNS)}")
@@ -404,12 +418,15 @@ def estimate_rd(games: pl.DataFrame, default_opponent_rd: float = DEFAULT_OPPONE
         raise ValueError(f"default_opponent_rd {default_opponent_rd!r}: expected {RD_MIN:g}-{RD_MAX:g}")
     tracked = None if players is None else frozenset(p.lower() for p in players)
     default = _Belief(RD_MIN, RD_MAX, default_opponent_rd, DEFAULT_OPPONENT_SD)
-    tracks: dict[str, _Track] = {}
+    tracks = {str(r["user_id"]): _Track(_Belief(r["lo"], r["hi"], r["rd"], r["sd"]), r["rated_at"], r["w_sum"], r["wy_sum"])  # type: ignore[arg-type]
+              for r in state}
     rows: list[tuple[object, ...]] = []
-    ordered = games.sort(["last_move_at", "created_at", "game_id"])
+    ordered = games.sort(list(ORDER))
     for g in ordered.iter_rows(named=True):
         rows.extend(_rate_game(g, tracked, tracks, default))
-    return pl.DataFrame(rows, schema=OUTPUT_SCHEMA, orient="row")
+    after = pl.DataFrame([(u, t.belief.lo, t.belief.hi, t.belief.rd, t.belief.sd, t.at, t.w_sum, t.wy_sum)
+                          for u, t in sorted(tracks.items())], schema=TRACK_SCHEMA, orient="row")
+    return pl.DataFrame(rows, schema=OUTPUT_SCHEMA, orient="row"), after
 
 
 def _rate_game(g: dict[str, object], tracked: frozenset[str] | None, tracks: dict[str, _Track],

@@ -16,6 +16,7 @@ import re
 import struct
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -290,6 +291,56 @@ def test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table(demo: dic
         con.close()
     assert checked[(trap, dt.date(2025, 1, 31))] > 80
     assert all(checked[(three, d)] <= 80 for d, _ in _crossing_days(cases[three][2]))
+
+
+def test_nightly_estimates_resume_and_equal_one_run_over_all_games(demo: dict[str, object], tmp_path: Path) -> None:
+    """TEAM-CAP-5's estimates are rated game after game, so a night rates only the games after the
+    last one it rated (rating_estimate_cursor) from the saved state (rating_estimate_tracks), and
+    the table equals one run over all the games. A game that arrives late and sorts before the
+    cursor, or a changed list of players, rates everything again — with the same result."""
+    out: Path = demo["out"]  # type: ignore[assignment]
+    ids = tuple(s.lower() for s in _cap_cases(out))
+    keep = set(ids)
+    rows = sorted((g for g in demo["rows"] if g.white_id in keep or g.black_id in keep),  # type: ignore[attr-defined]
+                  key=lambda g: (g.last_move_at, g.created_at, g.game_id))
+    cut = dt.datetime(2026, 6, 1, tzinfo=UTC)
+    early, late = [g for g in rows if g.last_move_at < cut], [g for g in rows if g.last_move_at >= cut]
+    assert early and late
+
+    def table(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+        return con.sql("SELECT * FROM rating_estimates ORDER BY game_id, user_id").pl()
+
+    fresh = store.connect(tmp_path / "fresh.duckdb")
+    nightly = store.connect(tmp_path / "nightly.duckdb")
+    try:
+        store.upsert(fresh, "lichess_games", [g.__dict__ for g in rows])
+        ratings.write_rating_estimates(fresh, ids)
+        want = table(fresh)
+        store.upsert(nightly, "lichess_games", [g.__dict__ for g in early])
+        first = ratings.EstimateStats()
+        ratings.write_rating_estimates(nightly, ids, stats=first)
+        store.upsert(nightly, "lichess_games", [g.__dict__ for g in late])
+        second = ratings.EstimateStats()
+        ratings.write_rating_estimates(nightly, ids, stats=second)
+        assert (first.resumed, second.resumed, second.games_rated) == (False, True, len(late))
+        assert table(nightly).equals(want)
+        third = ratings.EstimateStats()  # nothing new: resumes with nothing to rate, same table
+        ratings.write_rating_estimates(nightly, ids, stats=third)
+        assert (third.resumed, third.games_rated) == (True, 0) and table(nightly).equals(want)
+        # a game deleted before the cursor (as if it had not arrived yet) and back: the prefix differs
+        gone = early[len(early) // 2]
+        nightly.execute("DELETE FROM lichess_games WHERE game_id = ?", [gone.game_id])
+        ratings.write_rating_estimates(nightly, ids)
+        store.upsert(nightly, "lichess_games", [gone.__dict__])
+        fourth = ratings.EstimateStats()
+        ratings.write_rating_estimates(nightly, ids, stats=fourth)
+        assert (fourth.resumed, fourth.games_rated) == (False, len(rows)) and table(nightly).equals(want)
+        fifth = ratings.EstimateStats()  # another player list: afresh
+        ratings.write_rating_estimates(nightly, ids[:-1], stats=fifth)
+        assert not fifth.resumed
+    finally:
+        fresh.close()
+        nightly.close()
 
 
 def test_write_rating_estimates_with_no_games_empties_the_table(tmp_path: Path) -> None:

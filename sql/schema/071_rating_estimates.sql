@@ -1,8 +1,9 @@
 -- rating_estimates: one row per (game_id, user_id) of a rated antichess game of a registered
 -- player (TEAM-CAP-5): the rating before and after the game (rating + ratingDiff) and the
 -- post-game rating deviation (RD) reconstructed from the games' ratingDiffs by pipeline/rd.py,
--- since Lichess publishes no RD history. Rewritten whole in one transaction by
--- pipeline/ratings.write_rating_estimates (reruns are idempotent).
+-- since Lichess publishes no RD history. Kept up to date by pipeline/ratings.write_rating_estimates,
+-- which rates only the games after its cursor when nothing before it changed (else all of them),
+-- in one transaction (reruns are idempotent).
 CREATE TABLE IF NOT EXISTS rating_estimates (
     game_id       VARCHAR NOT NULL,
     user_id       VARCHAR NOT NULL,
