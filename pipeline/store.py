@@ -28,7 +28,7 @@ WRITABLE = frozenset({
     "lichess_users", "lichess_rating_points", "lichess_games",
     "td_members", "td_pairings", "td_byes",
     "scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings",
-    "game_verdicts", "td_overrides", "rating_estimates", "scored_rounds",
+    "game_verdicts", "game_flags", "td_overrides", "rating_estimates", "scored_rounds",
     "pipeline_runs",
     "audit_params", "audit_strongest_players", "audit_allowed_swaps", "audit_directors", "audit_stages",
     "audit_captains",

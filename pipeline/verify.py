@@ -157,6 +157,21 @@ def _san(board: chess.Board, move: chess.Move, token: str) -> str:
     return san
 
 
+def pgn_players_problem(pgn: str | None, white_name: str | None, black_name: str | None) -> str | None:
+    """The ingest-time check (headers only, no replay): do the PGN's ``[White]``/``[Black]`` tags
+    name the JSON's players? A sentence saying what differs, or None. A PGN without the tags,
+    or no PGN, is left to :func:`verify_game` (match games only)."""
+    if not pgn:
+        return None
+    headers = chess.pgn.read_headers(io.StringIO(pgn))
+    if headers is None:
+        return None
+    problems = [f"PGN {tag} {headers[tag]!r} but JSON {name!r}"
+                for tag, name in (("White", white_name), ("Black", black_name))
+                if tag in headers and headers[tag].lower() != (name or "").lower()]
+    return "; ".join(problems) or None
+
+
 def verify_game(g: dict[str, Any]) -> Verdict:
     """`g`: game_id, white_name, black_name, variant, clock_initial_s, clock_increment_s, status,
     winner, created_at, moves, pgn (the typed lichess_games columns)."""
