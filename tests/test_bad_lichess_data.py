@@ -25,18 +25,21 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import io
 import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import chess.pgn
 import duckdb
 import pytest
 
 from lichess_data import write_dataset
 from pipeline import config as config_mod
-from pipeline import ingest, lichess, replay, run, store
+from pipeline import console, ingest, lichess, replay, run, store
+from pipeline.verify import pgn_players, pgn_players_problem
 
 UTC = dt.UTC
 T0 = 1_772_445_600_000  # 2026-03-02T10:00:00Z
@@ -243,6 +246,8 @@ def test_match_game_whose_pgn_names_other_players_is_not_silently_counted(tmp_pa
     with run.lichess_base_url(config) as url:
         report = run.ingest_stage(config, inputs, url, now)
     assert report.games_flagged == 2  # R1ab1g01 arrives in alice's and in bob's stream
+    assert console.ingest_summary(report.summary(), per_player=False)[1].endswith(
+        "; 2 loaded but flagged (the PGN names other players: see the rejected view)")
     score = run.score_stage(config, inputs, now)
     assert score.mismatches == 2
     con = store.connect(config.paths.database, read_only=True)
@@ -261,3 +266,39 @@ def test_match_game_whose_pgn_names_other_players_is_not_silently_counted(tmp_pa
         assert [r for r in view if r[1] == "flagged"] == [r for r in view if r[0] in ("R1ab1g01", "R1ab2g01")]
     finally:
         con.close()
+
+
+# --------------------------------------------------------------------------- the header check
+
+
+def _read_players(pgn: str) -> dict[str, str]:
+    h = chess.pgn.read_headers(io.StringIO(pgn))
+    return {} if h is None else {t: h[t] for t in ("White", "Black") if t in h}
+
+
+BENT_PGNS = [
+    '[White "A"]\n[Black "B"]\n\n1. e3 *\n',
+    '\n\n[White  "Spaced"]\n[White "Again"]\n[Black ""]\n\n1. e3 *\n',   # leading blank lines, repeated tag
+    '[Event "x"]\n\n1. e3 *\n',                                          # no player tags
+    '1. e3 b5 *\n[White "Late"]\n',                                       # a tag after the moves is not a header
+    '[White "Esc \\"q\\""]\n[Black "B"]\n\n1. e3 *\n',                    # escapes kept as read_headers keeps them
+    '',
+]
+
+
+def test_header_check_reads_what_python_chess_reads() -> None:
+    """verify.pgn_players is chess.pgn.read_headers for White/Black, on every game of the season
+    fixture and on bent PGNs."""
+    season = Path(__file__).resolve().parent / "data" / "season" / "lichess" / "games.ndjson"
+    pgns = [json.loads(line)["pgn"] for line in season.read_text(encoding="utf-8").splitlines()] + BENT_PGNS
+    assert [pgn_players(p) for p in pgns] == [_read_players(p) for p in pgns]
+    assert pgn_players(BENT_PGNS[1]) == {"White": "Again", "Black": ""}
+
+
+def test_header_check_compares_only_the_accounts_the_json_names() -> None:
+    """A game against the AI: the JSON has no account for that side, the PGN names the AI; only
+    the other side is compared (names case-insensitively, as Lichess ids are)."""
+    pgn = '[White "lichess AI level 3"]\n[Black "ALICE"]\n\n1. e3 *\n'
+    assert pgn_players_problem(pgn, None, "Alice") is None
+    assert pgn_players_problem(pgn, None, "Bob") == "PGN Black 'ALICE' but JSON 'Bob'"
+    assert pgn_players_problem(None, "Alice", "Bob") is None
