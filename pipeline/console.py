@@ -48,7 +48,9 @@ def ingest_summary(report: dict[str, Any], per_player: bool) -> list[str]:
         f"games: {report['games_fetched']} fetched = {report['games_loaded']} loaded ({report['games_new']} new, "
         f"{report['games_already_stored']} already stored) + {report['games_skipped_other_variant']} other-variant skipped "
         f"+ {report['games_ongoing']} still being played + {report['games_rejected']} rejected; "
-        f"{report['games_distinct']} distinct")
+        f"{report['games_distinct']} distinct"
+        + (f"; {report['games_flagged']} loaded but flagged (the PGN names other players: see the rejected view)"
+           if report.get("games_flagged") else ""))
     lines.extend(f"warning: {w}" for w in report["warnings"])
     return lines
 

@@ -25,6 +25,11 @@ Raw first: each game line is stored exactly as it arrived, with ``fetched_at``; 
 not JSON or cannot be typed goes to ``rejected_records`` with the reason, in the same
 transaction. Per player and in total: fetched = loaded + skipped (other variants against
 outsiders) + ongoing + rejected, and loaded = new + already stored.
+
+A game whose PGN ``[White]``/``[Black]`` tags name other players than its JSON is stored as the
+JSON says (it may be a real game with a real result) and flagged in ``game_flags`` with the
+reason, in the same transaction (``verify.pgn_players_problem``: headers only, no replay); it is
+counted as loaded and, among those, as flagged. The ``rejected`` view lists it for the TD.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from typing import Any
 import berserk
 import duckdb
 
-from pipeline import lichess, store
+from pipeline import lichess, store, verify
 from pipeline.errors import LichessError
 
 log = logging.getLogger(__name__)
@@ -74,6 +79,7 @@ class PlayerReport:
     games_rejected: int = 0
     games_skipped_other_variant: int = 0
     games_ongoing: int = 0
+    games_flagged: int = 0    # of the loaded: the PGN names other players than the JSON (game_flags)
     vs_requests: int = 0
 
     @property
@@ -132,6 +138,10 @@ class IngestReport:
         return self._sum("games_ongoing")
 
     @property
+    def games_flagged(self) -> int:
+        return self._sum("games_flagged")
+
+    @property
     def games_distinct(self) -> int:
         """A game between two registered players arrives in both players' streams: count it once."""
         return len(self.game_ids)
@@ -139,7 +149,7 @@ class IngestReport:
     def summary(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k not in ("players", "game_ids")}
         for name in ("games_fetched", "games_loaded", "games_new", "games_already_stored", "games_rejected",
-                     "games_skipped_other_variant", "games_ongoing", "games_distinct"):
+                     "games_skipped_other_variant", "games_ongoing", "games_flagged", "games_distinct"):
             out[name] = getattr(self, name)
         out["players"] = [p.__dict__ | {"games_loaded": p.games_loaded} for p in self.players.values()]
         return out
@@ -234,6 +244,7 @@ class _GameSink:
         self.endpoint = endpoint            # 'games', or 'vs:<opponent>' for a casual-game search
         self.synced_games = synced_games    # the last complete stream's profile count (kept until this one completes)
         self.pending: list[tuple[str, lichess.GameRow]] = []
+        self.flags: dict[str, str | None] = {}   # game id → why its PGN is suspect (the last copy's)
         self.rejected: list[dict[str, Any]] = []
         self.last_created: int | None = None
         self.min_ongoing: int | None = None
@@ -276,6 +287,11 @@ class _GameSink:
                                              "between two registered players: kept here, not stored as a game",
                                              self.fetched_at))
                 continue
+            problem = verify.pgn_players_problem(row.pgn, row.white_name, row.black_name)
+            if problem is not None:
+                self.player.games_flagged += 1
+                problem = f"the PGN names other players than the JSON ({problem}): stored as the JSON says, check it"
+            self.flags[row.game_id] = problem
             self.pending.append((line, row))
 
     def _reject(self, line: str, gid: str | None, reason: str) -> None:
@@ -306,6 +322,8 @@ class _GameSink:
                 store.upsert(self.con, "raw_games", [{"game_id": gid, "payload": line, "fetched_at": self.fetched_at}
                                                      for gid, (line, _) in batch.items()])
                 store.upsert(self.con, "lichess_games", [row.__dict__ for _, row in batch.values()])
+                store.upsert(self.con, "game_flags", [{"game_id": gid, "reason": self.flags[gid], "flagged_at": self.fetched_at}
+                                                      for gid in batch if self.flags.get(gid) is not None])
                 store.upsert(self.con, "rejected_records", self.rejected)
                 store.upsert(self.con, "ingest_cursors", [_cursor_row(self.user_id, self.endpoint, cursor_ms,
                                                                       self.synced_games, None, self.fetched_at)])
@@ -315,6 +333,7 @@ class _GameSink:
         self.player.games_already_stored += len(self.pending) - new
         self.report.game_ids.update(batch)
         self.pending = []
+        self.flags = {}
         self.rejected = []
         self.last_created = None if complete else self.last_created
 

@@ -328,11 +328,13 @@ def parse_game(g: dict[str, Any]) -> GameRow:
     if not isinstance(gid, str) or not gid:
         raise ValueError("missing 'id'")
     for key in ("createdAt", "lastMoveAt"):
+        if key not in g:
+            raise ValueError(f"missing {key!r} (expected epoch milliseconds)")
         if not isinstance(g.get(key), int):
             raise ValueError(f"{key} {g.get(key)!r}: expected epoch milliseconds")
     status = g.get("status")
     if status not in GAME_STATUSES:
-        raise ValueError(f"unknown status {status!r}")
+        raise ValueError(f"unknown status {status!r} (not one of Lichess's game statuses)")
     winner = g.get("winner")
     if winner not in (None, "white", "black"):
         raise ValueError(f"winner {winner!r}: expected white, black or absent")

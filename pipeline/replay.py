@@ -5,6 +5,7 @@ Dataset layout (DESIGN.md contract 3)::
     DIR/users.ndjson                  Lichess user JSON, one per line (as GET /api/user/{name})
     DIR/rating-history/<user_id>.json as GET /api/user/{name}/rating-history returns it
     DIR/games.ndjson                  game JSON as the games export returns it with pgnInJson=true
+    DIR/games-raw/<user_id>.ndjson    optional, for tests only: lines served verbatim (see below)
 
 Semantics copied from lichess.org (reference/lichess-api.md):
 
@@ -23,6 +24,16 @@ still being played: exported only with ``ongoing=true``, as ``started`` without 
 profiles counting only the rated games finished by then, rating-history points up to that UTC
 day, only accounts created by then. The server binds 127.0.0.1 only and never maps
 a URL to a file: everything is loaded from the data folder at start.
+
+Broken records (``games-raw/``): ``games.ndjson`` is loaded strictly (a malformed line is an
+InputError naming the line), so a recording stays trustworthy. To test what ingestion does with
+what a broken Lichess or a typo could send — a line that is not JSON, a game without ``id``,
+``players`` or ``createdAt``, an unknown status, a PGN naming other players — a dataset may hold
+``games-raw/<user_id>.ndjson``: each of its non-blank lines is sent byte for byte, in file
+order, after the recorded games in every games export of that user (the user must be in
+``users.ndjson``). The server does not read these lines, so no query filter (``since``,
+``until``, ``vs``, ``max``, ``sort``, ``pgnInJson``…) and no ``now`` applies to them, and they
+count in no profile.
 """
 
 from __future__ import annotations
@@ -78,6 +89,7 @@ class Dataset:
     histories: dict[str, list[Any]]
     games: list[dict[str, Any]]
     games_by_user: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    raw_lines_by_user: dict[str, list[bytes]] = field(default_factory=dict)   # games-raw/, served verbatim
 
     @classmethod
     def load(cls, folder: Path | str) -> Dataset:
@@ -104,7 +116,7 @@ class Dataset:
         games_path = folder / "games.ndjson"
         if games_path.is_file():
             games = [g for _, g in _read_ndjson(games_path)]
-        ds = cls(users, histories, games)
+        ds = cls(users, histories, games, raw_lines_by_user=_read_raw_lines(folder / "games-raw"))
         ds.index()
         return ds
 
@@ -116,6 +128,15 @@ class Dataset:
                 uid = ((g.get("players") or {}).get(color) or {}).get("user", {}).get("id")
                 if uid:
                     self.games_by_user.setdefault(uid.lower(), []).append(g)
+
+
+def _read_raw_lines(folder: Path) -> dict[str, list[bytes]]:
+    """``games-raw/<user_id>.ndjson``: each non-blank line as bytes, without its newline, unread."""
+    out: dict[str, list[bytes]] = {}
+    if folder.is_dir():
+        for p in sorted(folder.glob("*.ndjson")):
+            out[p.stem.lower()] = [line for line in p.read_bytes().split(b"\n") if line.strip()]
+    return out
 
 
 def _ms(t: dt.datetime) -> int:
@@ -420,6 +441,7 @@ class _Handler(BaseHTTPRequestHandler):
                     if isinstance(out.get("players", {}).get(color), dict):
                         out["players"] = {**out["players"], color: {k: v for k, v in out["players"][color].items() if k != "ratingDiff"}}
             lines.append((json.dumps(out) + "\n").encode())
+        lines += [line + b"\n" for line in server.dataset.raw_lines_by_user.get(uid, [])]
         self._stream(lines)
 
     def _stream(self, lines: list[bytes]) -> None:

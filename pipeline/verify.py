@@ -157,6 +157,38 @@ def _san(board: chess.Board, move: chess.Move, token: str) -> str:
     return san
 
 
+_PLAYER_TAG = re.compile(r'\[(White|Black)\s+"([^\r]*)"\]\s*$')   # chess.pgn.TAG_REGEX for these two tags
+
+
+def pgn_players(pgn: str) -> dict[str, str]:
+    """The ``White``/``Black`` tags of a PGN's first game, as ``chess.pgn.read_headers`` reads them
+    (the header lines, each ``[`` line up to the first other line; no unescaping; the last of a
+    repeated tag wins; tests/test_bad_lichess_data.py compares the two on every game of the season
+    fixture) at about a fifth of the cost (benchmarks/pgn_headers.py), since ingest reads every game's."""
+    tags: dict[str, str] = {}
+    for line in pgn.lstrip("\ufeff \t\r\n").split("\n"):
+        if not line.startswith("["):
+            break
+        m = _PLAYER_TAG.match(line)
+        if m:
+            tags[m.group(1)] = m.group(2)
+    return tags
+
+
+def pgn_players_problem(pgn: str | None, white_name: str | None, black_name: str | None) -> str | None:
+    """The ingest-time check (headers only, no replay): do the PGN's ``[White]``/``[Black]`` tags
+    name the JSON's players? A sentence saying what differs, or None. A PGN without the tags,
+    or no PGN, is left to :func:`verify_game` (match games only); a side the JSON names no account
+    for (the AI, an anonymous player: the PGN says e.g. 'lichess AI level 3') is not compared."""
+    if not pgn:
+        return None
+    tags = pgn_players(pgn)
+    problems = [f"PGN {tag} {tags[tag]!r} but JSON {name!r}"
+                for tag, name in (("White", white_name), ("Black", black_name))
+                if name is not None and tag in tags and tags[tag].lower() != name.lower()]
+    return "; ".join(problems) or None
+
+
 def verify_game(g: dict[str, Any]) -> Verdict:
     """`g`: game_id, white_name, black_name, variant, clock_initial_s, clock_increment_s, status,
     winner, created_at, moves, pgn (the typed lichess_games columns)."""
