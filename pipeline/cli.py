@@ -242,6 +242,8 @@ def replay_server(
     token_check: Annotated[bool, typer.Option(help="Answer [] to rating-history requests without a token, as Lichess does.")] = True,
     fault_429: Annotated[float, typer.Option(help="Share of requests answered 429.")] = 0.0,
     fault_5xx: Annotated[float, typer.Option(help="Share of requests answered 502.")] = 0.0,
+    fault_5xx_burst: Annotated[int, typer.Option(help="Length of 5xx bursts: N requests in a row answered 502/503 (0 = none).")] = 0,
+    fault_5xx_burst_rate: Annotated[float, typer.Option(help="Share of requests that start a 5xx burst (with --fault-5xx-burst).")] = 0.05,
     fault_cut: Annotated[float, typer.Option(help="Share of game streams cut at a random byte.")] = 0.0,
     fault_stall: Annotated[float, typer.Option(help="Share of game streams that stall mid-way.")] = 0.0,
     stall_s: Annotated[float, typer.Option(help="How long a stall lasts (make it longer than the client timeout).")] = 60.0,
@@ -252,7 +254,8 @@ def replay_server(
     from pipeline import replay
 
     at = _now(now) if now else None
-    faults = replay.Faults(rate_429=fault_429, rate_5xx=fault_5xx, rate_cut=fault_cut, rate_stall=fault_stall,
+    faults = replay.Faults(rate_429=fault_429, rate_5xx=fault_5xx, burst_5xx=fault_5xx_burst,
+                           rate_5xx_burst=fault_5xx_burst_rate, rate_cut=fault_cut, rate_stall=fault_stall,
                            stall_s=stall_s, retry_after_s=retry_after_s, seed=seed)
     options = replay.ReplayOptions(games_per_s=games_per_s, max_downloads=max_downloads, history_needs_token=token_check,
                                    faults=faults)

@@ -149,13 +149,17 @@ class Faults:
 
     ``every_*`` hits every Nth request (deterministic); ``rate_*`` a share of requests drawn from
     a generator seeded with ``seed`` (reproducible). Cuts and stalls hit game streams only, at a
-    random byte / game of the body."""
+    random byte / game of the body. ``burst_5xx`` = N: a request drawn at ``rate_5xx_burst`` (an
+    overloaded or restarting node) starts a burst, it and the next N - 1 requests answer 502 and
+    503 in turn, whatever they ask for."""
 
     every_429: int = 0
     rate_429: float = 0.0
     retry_after_s: int = 60
     every_5xx: int = 0
     rate_5xx: float = 0.0
+    burst_5xx: int = 0
+    rate_5xx_burst: float = 0.05
     rate_cut: float = 0.0
     rate_stall: float = 0.0
     stall_s: float = 5.0
@@ -187,6 +191,7 @@ class ReplayServer(ThreadingHTTPServer):
         self.games_sent = 0
         self.faults_injected: dict[str, int] = {}
         self.active_downloads = 0
+        self.burst_left = 0  # requests still to fail in the current 5xx burst
         self.rng = random.Random(self.options.faults.seed)
         self._rated_ends = _rated_antichess_ends(dataset)
         super().__init__((HOST, port), _Handler)
@@ -212,6 +217,19 @@ class ReplayServer(ThreadingHTTPServer):
     def draw(self, rate: float) -> bool:
         with self.lock:
             return rate > 0 and self.rng.random() < rate
+
+    def in_burst(self) -> int:
+        """The HTTP status of this request if a 5xx burst holds it (502, 503 in turn), else 0."""
+        f = self.options.faults
+        if f.burst_5xx <= 0:
+            return 0
+        with self.lock:
+            if self.burst_left == 0 and f.rate_5xx_burst > 0 and self.rng.random() < f.rate_5xx_burst:
+                self.burst_left = f.burst_5xx
+            if self.burst_left == 0:
+                return 0
+            self.burst_left -= 1
+            return HTTPStatus.BAD_GATEWAY if (f.burst_5xx - self.burst_left) % 2 else HTTPStatus.SERVICE_UNAVAILABLE
 
     # -- the world as of `now`
     def user(self, name: str) -> dict[str, Any] | None:
@@ -334,6 +352,11 @@ class _Handler(BaseHTTPRequestHandler):
         if (f.every_5xx and n % f.every_5xx == 0) or self.server.draw(f.rate_5xx):
             self.server.injected("5xx")
             self._send_json(HTTPStatus.BAD_GATEWAY, {"error": "Bad gateway"})
+            return True
+        status = self.server.in_burst()
+        if status:
+            self.server.injected("5xx_burst")
+            self._send_json(status, {"error": HTTPStatus(status).phrase})
             return True
         return False
 

@@ -257,6 +257,28 @@ def view_counts(path: Path) -> dict[str, int]:
         con.close()
 
 
+# When a row was fetched, verified or audited: two runs over the same data differ there by design.
+TIME_COLUMNS = frozenset({"fetched_at", "updated_at", "verified_at", "audited_at"})
+
+
+def table_checksums(con: duckdb.DuckDBPyConnection, exclude_tables: frozenset[str] = frozenset({"pipeline_runs"}),
+                    exclude_columns: frozenset[str] = TIME_COLUMNS) -> dict[str, tuple[int, int]]:
+    """Per base table: (row count, order-independent checksum of its rows). The checksum is the
+    sum of a hash of each row's remaining columns, so a row stored twice changes it (an XOR would
+    cancel out) and row order does not. ``pipeline_runs`` (the run record: wall clocks, pids,
+    flow ids) and the time-of-fetch columns are left out by default."""
+    columns: dict[str, list[str]] = {}
+    for table, column in con.execute(sql("queries/table_columns")).fetchall():
+        if table not in exclude_tables and column not in exclude_columns:
+            columns.setdefault(table, []).append(column)
+    out = {}
+    for table, cols in columns.items():
+        row_hash = f"hash({', '.join(_quoted(c) for c in cols)})"
+        n, total = con.execute(f"SELECT count(*), coalesce(sum({row_hash}::HUGEINT), 0) FROM {_quoted(table)}").fetchall()[0]
+        out[table] = (n, int(total))
+    return out
+
+
 def _quoted(name: str) -> str:
     """A catalog name (read from duckdb_views(), never from input) as a quoted identifier."""
     return '"' + name.replace('"', '""') + '"'

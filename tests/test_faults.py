@@ -9,16 +9,14 @@ production policy waits at least 60 s after a 429).
 from __future__ import annotations
 
 import datetime as dt
-import os
-import signal
-import subprocess
-import sys
-import time
+import itertools
 from pathlib import Path
 
 import duckdb
 import pytest
+import requests
 
+import faultkit
 from pipeline import ingest, lichess, replay, store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,25 +71,52 @@ def undisturbed(dataset: replay.Dataset, tmp_path_factory: pytest.TempPathFactor
     return got
 
 
+@pytest.fixture(scope="module")
+def reference(dataset: replay.Dataset, tmp_path_factory: pytest.TempPathFactory) -> faultkit.Reference:
+    return faultkit.reference_ingest(dataset, tmp_path_factory.mktemp("ref") / "ref.duckdb")
+
+
 @pytest.mark.parametrize(("scenario", "faults", "expect"), [
     ("429 on 30% of requests", replay.Faults(rate_429=0.3, retry_after_s=0, seed=11), "429"),
     ("5xx on 30% of requests", replay.Faults(rate_5xx=0.3, seed=12), "5xx"),
+    ("5xx bursts of 4 requests in a row", replay.Faults(burst_5xx=4, rate_5xx_burst=0.05, seed=15), "5xx_burst"),
     ("half the streams cut at a random byte", replay.Faults(rate_cut=0.5, seed=13), "cut"),
     ("a fifth of the streams stall past the client timeout", replay.Faults(rate_stall=0.2, stall_s=1.0, seed=14), "stall"),
 ])
-def test_nothing_lost_nothing_duplicated(dataset: replay.Dataset, undisturbed: dict, tmp_path: Path,
-                                         scenario: str, faults: replay.Faults, expect: str) -> None:
-    report, injected = run_ingest(dataset, tmp_path / "f.duckdb", replay.ReplayOptions(games_per_s=0, faults=faults),
-                                  timeout_s=0.5)
-    assert injected.get(expect, 0) > 0, f"{scenario}: nothing was injected"
-    assert content(tmp_path / "f.duckdb") == undisturbed, scenario
+def test_nothing_lost_nothing_duplicated(dataset: replay.Dataset, undisturbed: dict, reference: faultkit.Reference,
+                                         tmp_path: Path, scenario: str, faults: replay.Faults, expect: str) -> None:
+    path = tmp_path / "f.duckdb"
+    out, report = faultkit.ingest_once(dataset, path, faults, FAST, timeout_s=0.5)
+    assert out.injected.get(expect, 0) > 0, f"{scenario}: nothing was injected"
+    assert out.runs == 1  # the client's own retries were enough
+    lost, duplicated, differing = faultkit.judge(reference.path, path)
+    assert (lost, duplicated, differing) == (0, 0, []), scenario
+    assert content(path) == undisturbed, scenario  # row for row, not only the checksums
+    assert out.extra_requests > reference.requests  # every fault cost a request more
     # counts add up per run: every record that arrived is loaded, skipped, ongoing or rejected
     assert report.games_fetched == (report.games_loaded + report.games_skipped_other_variant
                                     + report.games_ongoing + report.games_rejected)
-    if expect in ("429", "5xx"):
-        assert report.retries == injected[expect]
+    if expect in ("429", "5xx", "5xx_burst"):
+        assert report.retries == out.injected[expect]
     else:
         assert report.streams_resumed >= 1
+
+
+def test_5xx_bursts_answer_n_requests_in_a_row_reproducibly(dataset: replay.Dataset) -> None:
+    """A burst of N: the request that starts it and the next N - 1 answer 502 and 503 in turn,
+    whatever they ask; the same seed gives the same bursts."""
+    def statuses(faults: replay.Faults, n: int) -> list[int]:
+        with replay.running(dataset, options=replay.ReplayOptions(games_per_s=0, faults=faults)) as server:
+            with requests.Session() as http:
+                return [http.get(f"{server.base_url}/api/user/{u}").status_code
+                        for u in (list(dataset.users) * 10)[:n]]
+
+    assert statuses(replay.Faults(burst_5xx=3, rate_5xx_burst=1.0), 6) == [502, 503, 502, 502, 503, 502]
+    seen = statuses(replay.Faults(burst_5xx=3, rate_5xx_burst=0.1, seed=4), 120)
+    assert seen == statuses(replay.Faults(burst_5xx=3, rate_5xx_burst=0.1, seed=4), 120)
+    runs = [len(list(group)) for failed, group in itertools.groupby(seen, key=lambda s: s != 200) if failed]
+    assert runs and all(n % 3 == 0 for n in runs)  # bursts are whole (back-to-back ones join up)
+    assert set(seen) == {200, 502, 503}
 
 
 def test_429_waits_at_least_the_configured_minute(dataset: replay.Dataset, tmp_path: Path) -> None:
@@ -110,42 +135,23 @@ def test_429_waits_at_least_the_configured_minute(dataset: replay.Dataset, tmp_p
     assert lichess.stats_of(client).waited_429_s == sum(waits)
 
 
-def test_kill_9_anywhere_then_rerun_gives_the_undisturbed_data(dataset: replay.Dataset, undisturbed: dict,
-                                                                tmp_path: Path) -> None:
-    """A nightly ingest killed with SIGKILL at three different moments, then rerun to the end,
-    holds exactly what an undisturbed run holds (cursors advance only with their data)."""
-    (tmp_path / "players.csv").write_text("player\n" + "".join(f"{u}\n" for u in dataset.users), encoding="utf-8")
-    db = tmp_path / "k.duckdb"
-    with replay.running(dataset, options=replay.ReplayOptions(games_per_s=1500)) as server:
-        cfg = tmp_path / "tournament.toml"
-        cfg.write_text(f"""
-[tournament]
-id = "kill"
-kind = "individual"
-[lichess]
-base_url = "{server.base_url}"
-history_since = "2026-01-01T00:00:00Z"
-[paths]
-players = "players.csv"
-pairings = "pairings.csv"
-database = "k.duckdb"
-exports = "out"
-[stages.q]
-kind = "swiss"
-parts = [{{ time_control = "2+5", games = 10, win = 1, draw = 0.5 }}]
-""", encoding="utf-8")
-        (tmp_path / "pairings.csv").write_text("stage,round,a,b\n", encoding="utf-8")
-        env = {**os.environ, "LICHESS_TOKEN": "test-token"}
-        cmd = [sys.executable, "-m", "pipeline", "ingest", "--config", str(cfg), "--now", "2026-11-29T00:00:00Z"]
-        kills = 0
-        for delay in (1.2, 1.8, 2.4):
-            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            time.sleep(delay)
-            if proc.poll() is None:
-                os.kill(proc.pid, signal.SIGKILL)
-                kills += 1
-            proc.wait()
-        assert kills >= 2, "the runs ended before they could be killed: slow the server down"
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stderr[-2000:]
-    assert content(db) == undisturbed
+def test_kill_9_of_ingest_at_random_moments_then_rerun_gives_the_undisturbed_data(dataset: replay.Dataset,
+                                                                                tmp_path: Path) -> None:
+    """`antichess-td ingest` killed with SIGKILL at three seeded moments within an undisturbed
+    run's measured duration, then rerun to the end, holds exactly what the undisturbed run holds
+    (cursors advance only with their data)."""
+    out, kills = faultkit.kill_ingest_scenario(dataset, tmp_path, seed=9)
+    assert kills >= 2, "the runs ended before they could be killed: slow the server down"
+    assert (out.lost, out.duplicated, out.differing_tables) == (0, 0, [])
+
+
+@pytest.mark.prefect
+def test_kill_9_of_nightly_at_random_moments_then_rerun_publishes_the_undisturbed_data(skeleton: Path,
+                                                                                      prefect_api_url: str) -> None:
+    """`antichess-td nightly` killed with SIGKILL at three seeded moments within an undisturbed
+    nightly's measured duration (Prefect start, ingest, scoring, publishing), then rerun: the
+    published snapshot has every table of the undisturbed one's, row for row (checksums; the run
+    record and fetch/verify/audit times excluded by design), no game lost or duplicated."""
+    out, kills = faultkit.kill_nightly_scenario(skeleton.parent, prefect_api_url, seed=21)
+    assert kills >= 2, "the runs ended before they could be killed: slow the server down"
+    assert (out.lost, out.duplicated, out.differing_tables) == (0, 0, [])
