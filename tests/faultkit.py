@@ -58,6 +58,7 @@ class Outcome:
     extra_requests: int = 0
     waited_s: float = 0.0
     wall_s: float = 0.0
+    reference_wall_s: float = 0.0  # the undisturbed run(s) of the same scenario
     differing_tables: list[str] = field(default_factory=list)
     injected: dict[str, int] = field(default_factory=dict)
 
@@ -68,6 +69,7 @@ class Outcome:
         self.extra_requests += other.extra_requests
         self.waited_s += other.waited_s
         self.wall_s += other.wall_s
+        self.reference_wall_s += other.reference_wall_s
         self.differing_tables = sorted(set(self.differing_tables) | set(other.differing_tables))
         for k, v in other.injected.items():
             self.injected[k] = self.injected.get(k, 0) + v
@@ -175,6 +177,7 @@ def ingest_scenario(name: str, dataset: replay.Dataset, ref: Reference, path: Pa
     out, report = ingest_once(dataset, path, faults, policy, timeout_s)
     out.scenario = name
     out.extra_requests -= ref.requests
+    out.reference_wall_s = ref.wall_s
     out.lost, out.duplicated, out.differing_tables = judge(ref.path, path)
     return out
 
@@ -263,7 +266,8 @@ def kill_ingest_scenario(dataset: replay.Dataset, folder: Path, seed: int, kills
         runs, killed = kill_and_rerun([*cmd, str(cfg)], _env(), sorted(rng.uniform(0.1, 0.95) * duration for _ in range(kills)))
         wall = time.perf_counter() - start
         served = server.requests_served - before
-    out = Outcome("kill -9 of ingest, then rerun", runs=runs, extra_requests=served - before, wall_s=wall)
+    out = Outcome("kill -9 of ingest, then rerun", runs=runs, extra_requests=served - before, wall_s=wall,
+                  reference_wall_s=duration)
     out.injected = {"kill": killed}
     out.lost, out.duplicated, out.differing_tables = judge(folder / "clean" / "k.duckdb", folder / "killed" / "k.duckdb")
     return out, killed
@@ -306,7 +310,8 @@ def kill_nightly_scenario(skeleton_dir: Path, prefect_api_url: str, seed: int, k
                                         [rng.uniform(0.05, 0.95) * duration for _ in range(kills)])
         wall = time.perf_counter() - start
         served = server.requests_served - reference
-    out = Outcome("kill -9 of nightly, then rerun", runs=runs, extra_requests=served - reference, wall_s=wall)
+    out = Outcome("kill -9 of nightly, then rerun", runs=runs, extra_requests=served - reference, wall_s=wall,
+                  reference_wall_s=duration)
     out.injected = {"kill": n_killed}
     out.lost, out.duplicated, out.differing_tables = judge(load_config(clean).paths.database,
                                                            load_config(killed).paths.database, second_night_ok=True)

@@ -1,0 +1,139 @@
+"""Fault-injection benchmark (issue 9): does any failure Lichess produces lose or duplicate a game?
+
+    python benchmarks/faults.py [--seeds 3] [--scale 0.001] [--kills 3]
+
+Every scenario runs the real path: the replay server on 127.0.0.1 injecting one kind of failure
+→ berserk → DuckDB file, or the real CLI (``python -m pipeline ingest`` / ``nightly``) in a
+subprocess killed with SIGKILL at seeded random moments within an undisturbed run's measured
+duration, then rerun to completion. Each disturbed database is judged against an undisturbed run
+of the same data (tests/faultkit.py): lost game ids, rows duplicated per key, every table's
+(row count, row-hash sum), requests beyond the undisturbed run's, and seconds slept by the
+client's retry policy.
+
+Data: the ``tests/data/season`` dataset (41 players, 1,206 games) for the HTTP faults and the
+ingest kills; the skeleton tournament (8 players, 37 games, throttled to 15 games/s so a kill
+can land in any stage) for the nightly kills, under a throwaway Prefect test server.
+
+Waits are scaled: the production policy waits at least 60 s after a 429 (doubling, capped at
+600 s) and backs off 2 s (doubling) after a 5xx or a broken connection, 5 retries; here every
+wait is multiplied by ``--scale`` (Retry-After 0), so "time waited" is the scaled sleep and
+"at production waits" that sum divided by the scale. A request that still fails after its 5
+retries fails the fetch, which is rerun from its cursors as the nightly flow's task retries do:
+each rerun counts in "runs" (back-to-back 5xx bursts join into 8 failures in a row, more than
+5 retries). The client timeout is 0.5 s and stalls last 1 s: a stall costs the client its timeout,
+seen in "wall", not in "time waited". "wall (undisturbed)": the scenario's runs against the
+undisturbed runs they are judged by (for the kills: killed runs and the rerun against one run).
+
+The last line is exactly ``scenarios=N lost=L duplicated=D``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+# Prefect reads its settings at import: a throwaway home, quiet, no telemetry (as tests/conftest.py)
+os.environ.update({
+    "PREFECT_HOME": tempfile.mkdtemp(prefix="bench-faults-prefect-"),
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "PREFECT_LOGGING_TO_API_ENABLED": "false",
+    "PREFECT_SERVER_UI_ENABLED": "false",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+    "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
+})
+os.environ.pop("PREFECT_API_URL", None)
+
+import faultkit  # noqa: E402
+from pipeline import replay  # noqa: E402
+
+SKELETON = ROOT / "tests" / "data" / "skeleton"
+TIMEOUT_S = 0.5
+
+HTTP_SCENARIOS = [
+    ("429 on 30% of requests", lambda seed: replay.Faults(rate_429=0.3, retry_after_s=0, seed=seed)),
+    ("5xx on 30% of requests", lambda seed: replay.Faults(rate_5xx=0.3, seed=seed)),
+    ("5xx bursts of 4 (5% of requests start one)", lambda seed: replay.Faults(burst_5xx=4, rate_5xx_burst=0.05, seed=seed)),
+    ("half the streams cut at a random byte", lambda seed: replay.Faults(rate_cut=0.5, seed=seed)),
+    ("a fifth of the streams stall 1 s > 0.5 s timeout", lambda seed: replay.Faults(rate_stall=0.2, stall_s=1.0, seed=seed)),
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seeds", type=int, default=3, help="seeded repetitions of every scenario")
+    ap.add_argument("--scale", type=float, default=0.001, help="multiplier of every production wait")
+    ap.add_argument("--kills", type=int, default=3, help="SIGKILLs per kill sequence before the rerun")
+    args = ap.parse_args()
+    policy = faultkit.scaled_policy(args.scale)
+    dataset = replay.Dataset.load(faultkit.SEASON)
+    outcomes: list[faultkit.Outcome] = []
+
+    with tempfile.TemporaryDirectory(prefix="bench-faults-") as tmp:
+        tmp_path = Path(tmp)
+        ref = faultkit.reference_ingest(dataset, tmp_path / "ref.duckdb")
+        print(f"undisturbed ingest: {len(dataset.games)} games, {ref.requests} requests, {ref.wall_s:.2f} s")
+        for name, faults in HTTP_SCENARIOS:
+            total = faultkit.Outcome(name)
+            for seed in range(1, args.seeds + 1):
+                path = tmp_path / f"{len(outcomes)}-{seed}.duckdb"
+                total.add(faultkit.ingest_scenario(name, dataset, ref, path, faults(seed), policy, TIMEOUT_S))
+            outcomes.append(total)
+            print(f"  {name}: injected {total.injected}, {total.wall_s:.1f} s", flush=True)
+
+        name = "kill -9 of ingest, then rerun"
+        total = faultkit.Outcome(name)
+        for seed in range(1, args.seeds + 1):
+            out, _ = faultkit.kill_ingest_scenario(dataset, tmp_path / f"kill-ingest-{seed}", seed, kills=args.kills)
+            total.add(out)
+        outcomes.append(total)
+        print(f"  {name}: {total.injected.get('kill', 0)} kills in {total.runs} runs, {total.wall_s:.1f} s", flush=True)
+
+        from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+        from prefect.testing.utilities import prefect_test_harness
+
+        t0 = time.perf_counter()
+        with prefect_test_harness(server_startup_timeout=120), \
+                temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+            api = str(PREFECT_API_URL.value())
+            print(f"Prefect test server up in {time.perf_counter() - t0:.1f} s", flush=True)
+            name = "kill -9 of nightly, then rerun"
+            total = faultkit.Outcome(name)
+            for seed in range(1, args.seeds + 1):
+                import shutil
+
+                sk = tmp_path / f"kill-nightly-{seed}" / "skeleton"
+                shutil.copytree(SKELETON, sk, ignore=shutil.ignore_patterns("out", "make_dataset.py"))
+                out, _ = faultkit.kill_nightly_scenario(sk, api, seed, kills=args.kills)
+                total.add(out)
+            outcomes.append(total)
+            print(f"  {name}: {total.injected.get('kill', 0)} kills in {total.runs} runs, {total.wall_s:.1f} s", flush=True)
+
+    print()
+    print(f"waits x {args.scale:g} (production: >= 60 s after a 429, 2 s backoff after a 5xx; 5 retries); "
+          f"{args.seeds} seeds per scenario")
+    head = ("scenario", "runs", "lost", "duplicated", "extra requests", "time waited", "at production waits",
+            "wall (undisturbed)", "tables equal")
+    rows = [(o.scenario, str(o.runs), str(o.lost), str(o.duplicated), str(o.extra_requests), f"{o.waited_s:.2f} s",
+             f"{o.waited_s / args.scale:,.0f} s", f"{o.wall_s:.1f} s ({o.reference_wall_s:.1f} s)", "yes" if not o.differing_tables else "NO: " + ", ".join(o.differing_tables))
+            for o in outcomes]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    for r in [head, tuple("-" * w for w in widths), *rows]:
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |")
+    lost = sum(o.lost for o in outcomes)
+    dup = sum(o.duplicated for o in outcomes)
+    unequal = sum(1 for o in outcomes if o.differing_tables)
+    print(f"scenarios={len(outcomes)} lost={lost} duplicated={dup}" + (f" unequal={unequal}" if unequal else ""))
+
+
+if __name__ == "__main__":
+    main()
