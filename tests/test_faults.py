@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -155,3 +158,20 @@ def test_kill_9_of_nightly_at_random_moments_then_rerun_publishes_the_undisturbe
     out, kills = faultkit.kill_nightly_scenario(skeleton.parent, prefect_api_url, seed=21)
     assert kills >= 2, "the runs ended before they could be killed: slow the server down"
     assert (out.lost, out.duplicated, out.differing_tables) == (0, 0, [])
+
+
+def test_replay_server_cli_serves_5xx_bursts(tmp_path: Path) -> None:
+    """`antichess-td replay-server --fault-5xx-burst 2 --fault-5xx-burst-rate 1`: every request
+    is in a burst, answered 502 then 503 in turn."""
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline", "replay-server", "--data", str(DEMO), "--port", "0",
+                             "--fault-5xx-burst", "2", "--fault-5xx-burst-rate", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split(" on ")[1].split(" ")[0]
+        with requests.Session() as http:
+            assert [http.get(f"{url}/api/user/x").status_code for _ in range(4)] == [502, 503, 502, 503]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
