@@ -10,20 +10,18 @@ unplayed rounds of their kind under the stage's policy (TEAM-TB-1, FIDE Art. 16)
 
 from __future__ import annotations
 
-import datetime as dt
-import shutil
 from pathlib import Path
 
 import pytest
+from skeleton_kit import copy_skeleton, run_skeleton
 
-from pipeline import run, store
+from pipeline import store
 from pipeline.config import load_config
 from pipeline.errors import InputError
 from pipeline.inputs import Bye, read_schedule, read_teams
 from pipeline.scoring import TeamMatch
 from pipeline.standings import bye_score, standings_after
 
-SKELETON = Path(__file__).resolve().parent / "data" / "skeleton"
 
 CFG = "[tournament]\nid = 't'\n[paths]\nteams = 't.csv'\nplayers = 'p.csv'\npairings = 'p.csv'\ndatabase = 'x.duckdb'\nexports = 'e'\n"
 
@@ -174,17 +172,10 @@ def test_skeleton_round_with_byes_scores_and_posts_them(tmp_path: Path) -> None:
     Alphas 45-19 Betas, Gammas 20-44 Deltas. Round 2: Alphas 26-38 Gammas (18-14, 8-24); Betas +2 MP
     33-31; Deltas +1 MP 32-32. After round 2: Deltas 3 MP (76/52), Alphas 2 (71/57, +14),
     Gammas 2 (58/70, -12), Betas 2 (52/76, -24)."""
-    dest = tmp_path / "skeleton"
-    shutil.copytree(SKELETON, dest, ignore=shutil.ignore_patterns("out", "make_dataset.py"))
+    dest = copy_skeleton(tmp_path)
     (dest / "pairings.csv").write_text("stage,round,a,b,bye\nswiss,1,Alphas,Betas,\nswiss,1,Gammas,Deltas,\n"
                                        "swiss,2,Alphas,Gammas,\nswiss,2,Betas,,\nswiss,2,Deltas,,half\n", encoding="utf-8")
-    cfg = load_config(dest / "tournament.toml")
-    inputs = run.read_inputs(cfg)
-    now = dt.datetime(2026, 3, 20, tzinfo=dt.UTC)
-    with run.lichess_base_url(cfg) as base_url:
-        run.ingest_stage(cfg, inputs, base_url, now)
-    run.score_stage(cfg, inputs, now)
-    run.export_stage(cfg)
+    cfg, _ = run_skeleton(dest)
     con = store.connect(cfg.paths.database, read_only=True)
     try:
         got = con.sql("SELECT rank, entrant, match_points, points_scored, points_conceded, byes FROM standings "

@@ -11,24 +11,21 @@
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import http.client
-import shutil
 from pathlib import Path
 
 import pytest
+from skeleton_kit import SKELETON, copy_skeleton, run_skeleton
 
-from pipeline import replay, run, store
-from pipeline.config import load_config
+from pipeline import replay, store
 
-SKELETON = Path(__file__).resolve().parent / "data" / "skeleton"
+
 NASTY = {"Alphas": "Al'phas; DROP TABLE lichess_games; --", "Betas": 'Be"tas\'); DELETE FROM td_members; --',
          "Gammas": "Gam;mas", "Deltas": "O'Delta"}
 
 
 def test_names_with_quotes_and_semicolons_are_data_not_sql(tmp_path: Path) -> None:
-    dest = tmp_path / "skeleton"
-    shutil.copytree(SKELETON, dest, ignore=shutil.ignore_patterns("out", "make_dataset.py"))
+    dest = copy_skeleton(tmp_path)
     for name in ("teams.csv", "pairings.csv"):
         rows = list(csv.reader((dest / name).read_text(encoding="utf-8").splitlines()))
         with (dest / name).open("w", encoding="utf-8", newline="") as f:
@@ -41,13 +38,7 @@ def test_names_with_quotes_and_semicolons_are_data_not_sql(tmp_path: Path) -> No
     (dest / "tournament.toml").write_text(toml.replace('database = "out/skeleton.duckdb"',
                                                        'database = "out/skeleton.duckdb"\noverrides = "overrides.csv"'),
                                           encoding="utf-8")
-    cfg = load_config(dest / "tournament.toml")
-    inputs = run.read_inputs(cfg)
-    now = dt.datetime(2026, 3, 20, tzinfo=dt.UTC)
-    with run.lichess_base_url(cfg) as base_url:
-        run.ingest_stage(cfg, inputs, base_url, now)
-    run.score_stage(cfg, inputs, now)
-    run.export_stage(cfg)
+    cfg, _ = run_skeleton(dest)
     con = store.connect(cfg.paths.database, read_only=True)
     try:
         entrants = {e for (e,) in con.sql("SELECT DISTINCT entrant FROM standings").fetchall()}

@@ -14,7 +14,6 @@ without `soffice` the test fails rather than skips.
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import re
 import shutil
 import subprocess
@@ -22,11 +21,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from skeleton_kit import copy_skeleton, run_skeleton
 
-from pipeline import run
-from pipeline.config import load_config
-
-SKELETON = Path(__file__).resolve().parent / "data" / "skeleton"
 HOSTILE = {"Alphas": "=HYPERLINK(\"http://evil.example\",\"Alphas\")", "Betas": "+Betas", "Gammas": "@Gammas",
            "Deltas": "-Deltas"}
 NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
@@ -58,21 +54,15 @@ def column(i: int) -> str:
 def test_exports_open_cleanly_in_libreoffice(tmp_path: Path) -> None:
     soffice = shutil.which("soffice")
     assert soffice, "LibreOffice (soffice) is needed: apt-get install libreoffice-calc-nogui (.ci/run does)"
-    dest = tmp_path / "skeleton"
-    shutil.copytree(SKELETON, dest, ignore=shutil.ignore_patterns("out", "make_dataset.py"))
+    dest = copy_skeleton(tmp_path)
     for name in ("teams.csv", "pairings.csv"):
         text = (dest / name).read_text(encoding="utf-8")
         with (dest / name).open("w", encoding="utf-8", newline="") as f:
             w = csv.writer(f)
             for row in csv.reader(text.splitlines()):
                 w.writerow([HOSTILE.get(v, v) for v in row])
-    cfg = load_config(dest / "tournament.toml")
-    inputs = run.read_inputs(cfg)
-    now = dt.datetime(2026, 3, 20, tzinfo=dt.UTC)
-    with run.lichess_base_url(cfg) as base_url:
-        run.ingest_stage(cfg, inputs, base_url, now)
-    run.score_stage(cfg, inputs, now)
-    written = [p for p in run.export_stage(cfg) if p.suffix == ".csv"]
+    cfg, exported = run_skeleton(dest)
+    written = [p for p in exported if p.suffix == ".csv"]
     assert {p.name for p in written} >= {"standings_swiss.csv", "results_swiss.csv"}
     out = tmp_path / "xlsx"
     subprocess.run([soffice, "--headless", "--norestore", f"-env:UserInstallation=file://{tmp_path / 'lo-profile'}",
