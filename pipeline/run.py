@@ -454,15 +454,14 @@ def next_knockout_pairings(config: Config, con: Any) -> tuple[list[tuple[str, in
     knockouts = [s for s in stages if s.kind == "knockout"]
     if swiss is None or not knockouts or config.kind != "team":
         return [], []
-    matches = {s.name: store.query(con, "queries/team_matches_of_stage", [s.name]).to_dicts() for s in [swiss, *knockouts]}
+    matches = {s.name: store.query(con, "queries/team_matches_of_stage", [s.name]).to_dicts() for s in knockouts}
     paired = {s.name: {r["round"] for r in store.query(con, "queries/pairings_of_stage", [s.name]).to_dicts()} for s in knockouts}
 
     def complete(stage_name: str, rnd: int) -> list[dict[str, Any]] | None:
         ms = [m for m in matches[stage_name] if m["round"] == rnd]
         return ms if ms and all(m["winner"] for m in ms) else None
 
-    swiss_rounds = {m["round"] for m in matches[swiss.name]}
-    if swiss_rounds != set(range(1, swiss.rounds + 1)) or any(m["outcome"] == "pending" for m in matches[swiss.name]):
+    if _stage_complete(con, swiss) is None:
         return [], []
     ko = knockouts[0]
     table = store.query(con, "queries/standings_after", [swiss.name, swiss.rounds]).to_dicts()

@@ -155,12 +155,17 @@ def _check(table: str) -> str:
 
 def upsert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Any] | pl.DataFrame) -> int:
     """Insert rows, replacing those with the same primary key; columns matched by name."""
+    return _insert(con, f"INSERT OR REPLACE INTO {_check(table)}", rows)
+
+
+def _insert(con: duckdb.DuckDBPyConnection, verb: str, rows: Sequence[Any] | pl.DataFrame) -> int:
+    """`verb` (INSERT [OR REPLACE] INTO a checked table) the rows, columns matched by name."""
     df = _frame(rows)
     if df.height == 0:
         return 0
     con.register("_batch", df)
     try:
-        con.execute(f"INSERT OR REPLACE INTO {_check(table)} BY NAME SELECT * FROM _batch")
+        con.execute(f"{verb} BY NAME SELECT * FROM _batch")
     finally:
         con.unregister("_batch")
     return df.height
@@ -171,15 +176,7 @@ def replace_where(con: duckdb.DuckDBPyConnection, table: str, where: dict[str, A
     """Delete the rows matching ``where`` (column = value, bound) and insert ``rows`` instead."""
     cond = " AND ".join(f"{_column(c)} = ?" for c in where) or "TRUE"
     con.execute(f"DELETE FROM {_check(table)} WHERE {cond}", list(where.values()))
-    df = _frame(rows)
-    if df.height == 0:
-        return 0
-    con.register("_batch", df)
-    try:
-        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _batch")
-    finally:
-        con.unregister("_batch")
-    return df.height
+    return _insert(con, f"INSERT INTO {table}", rows)
 
 
 def replace_rounds(con: duckdb.DuckDBPyConnection, table: str, stage: str, rounds: Sequence[int],
@@ -187,15 +184,7 @@ def replace_rounds(con: duckdb.DuckDBPyConnection, table: str, stage: str, round
     """Delete the rows of `stage` whose round is in `rounds` and insert ``rows`` instead."""
     con.execute(f"DELETE FROM {_check(table)} WHERE stage = ? AND round IN (SELECT unnest(?::INTEGER[]))",
                 [stage, list(rounds)])
-    df = _frame(rows)
-    if df.height == 0:
-        return 0
-    con.register("_batch", df)
-    try:
-        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _batch")
-    finally:
-        con.unregister("_batch")
-    return df.height
+    return _insert(con, f"INSERT INTO {table}", rows)
 
 
 def query_with(con: duckdb.DuckDBPyConnection, name: str, frames: dict[str, pl.DataFrame],
