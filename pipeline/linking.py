@@ -222,7 +222,11 @@ def link_stage(stage: Stage, pairings: tuple[Pairing, ...], roster: Roster, boar
                               included=frozenset(o.value for o in mine if o.action == "include_game"),
                               elsewhere=frozenset(o.value for o in rulings if o.action == "include_game" and o.round != bp.round)))
     if stage.kind == "knockout" and captains:
-        out.extend(link_captains(stage, tuple(p for p in pairings if p.stage == stage.name), captains, by_pair))
+        tiebreak = link_captains(stage, tuple(p for p in pairings if p.stage == stage.name), captains, by_pair)
+        # captains who also meet on a board have their 3+0 games among that board's games too
+        # (wrong_time_control there): a captains' tiebreak game is listed once, as board 0
+        taken = {(m.round, m.entrant_a, m.game_id) for m in tiebreak}
+        out = [m for m in out if (m.round, m.entrant_a, m.game_id) not in taken] + tiebreak
     for o in rulings:
         if rounds is not None and o.round not in rounds:
             continue

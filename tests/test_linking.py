@@ -115,3 +115,25 @@ def test_link_stage_finds_games_in_either_colour_from_a_frame() -> None:
                           game("other", t, white="alice", black="carol")])
     rows = link_stage(stage(), (pairing,), roster, 1, frame)
     assert sorted(r.game_id for r in rows) == ["g1", "g2"]
+
+
+def test_captains_tiebreak_games_are_listed_once() -> None:
+    """TEAM-KO-1: the captains' 3+0 games of a knockout match are listed once, as board 0 with reason
+    captains_tiebreak, even when the captains also meet on a board (there they used to appear a
+    second time as wrong_time_control). A fifth 3+0 game is not a tiebreak game: it stays on the
+    board as wrong_time_control; the board's own 0+2 game counts."""
+    import dataclasses
+
+    from pipeline.inputs import Member, Pairing, Roster
+    from pipeline.linking import link_stage
+
+    roster = Roster((Member("Alphas", "alice", "Alice", 1, "", True), Member("Betas", "bob", "Bob", 1, "", True)))
+    pairing = Pairing("knockout", 1, "Alphas", "Betas", START, END, 2)
+    t = START + dt.timedelta(days=2)
+    frame = pl.DataFrame([game("board02", t)] + [game(f"cap{i}", t + dt.timedelta(hours=1, minutes=5 * i), clock=(180, 0))
+                                                 for i in range(5)])
+    ko = dataclasses.replace(stage(), name="knockout", kind="knockout")
+    rows = link_stage(ko, (pairing,), roster, 1, frame, captains={"Alphas": "alice", "Betas": "bob"})
+    assert sorted((r.game_id, r.board, r.reason) for r in rows) == [
+        ("board02", 1, "counted"), ("cap0", 0, "captains_tiebreak"), ("cap1", 0, "captains_tiebreak"),
+        ("cap2", 0, "captains_tiebreak"), ("cap3", 0, "captains_tiebreak"), ("cap4", 1, "wrong_time_control")]
