@@ -2,7 +2,7 @@
 -- entrant_a), in order of creation: the time from the end of one game (its last move) to the
 -- start of the next, and whether the clock (part) changed between them. Only games linked to the
 -- board in its window count (not outside_window, not other variants, not games that never
--- started, and not the captains' TEAM-KO-1 tiebreak games, which are their own match on board 0).
+-- started; the captains' TEAM-KO-1 tiebreak games are listed once, as their own match on board 0).
 -- The evidence for TEAM-CONDUCT-1/2 and ACWC-CONDUCT-1.
 CREATE OR REPLACE VIEW match_gaps AS
 WITH g AS (
@@ -12,8 +12,6 @@ WITH g AS (
            lag(coalesce(part, time_control)) OVER w AS prev_clock
     FROM scored_match_games
     WHERE reason NOT IN ('outside_window', 'not_antichess', 'no_start', 'aborted')
-      AND (reason = 'captains_tiebreak'
-           OR game_id NOT IN (SELECT game_id FROM scored_match_games WHERE reason = 'captains_tiebreak'))
     WINDOW w AS (PARTITION BY stage, round, board, entrant_a ORDER BY created_at, game_id)
 )
 SELECT stage, round, board, entrant_a, entrant_b, player_a, player_b, prev_game_id, game_id AS next_game_id,
