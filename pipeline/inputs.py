@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import re
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -270,7 +271,11 @@ def read_schedule(path: Path, config: Config, roster: Roster) -> tuple[tuple[Pai
             raise InputError(path, f"line {line}", f"{a!r} is paired with itself: expected two different entrants")
         for e in (a, b):
             if (stage.name, rnd, e) in busy:
-                raise InputError(path, f"line {line}", f"{e!r} is already paired in {stage.name} round {rnd} on line {busy[stage.name, rnd, e]}: expected one pairing per round")
+                earlier = busy[stage.name, rnd, e]
+                if any(x.line == earlier for x in byes):
+                    raise InputError(path, f"line {line}", f"{e!r} has a bye in {stage.name} round {rnd} on line {earlier}: "
+                                                           "expected a bye or a pairing in a round, not both")
+                raise InputError(path, f"line {line}", f"{e!r} is already paired in {stage.name} round {rnd} on line {earlier}: expected one pairing per round")
             busy[stage.name, rnd, e] = line
         start = _instant(path, line, "window_start", row.get("window_start", ""))
         end = _instant(path, line, "window_end", row.get("window_end", ""))
@@ -283,7 +288,62 @@ def read_schedule(path: Path, config: Config, roster: Roster) -> tuple[tuple[Pai
             raise InputError(path, f"line {line}", f"window_end {end.isoformat()} is not after window_start {start.isoformat()}")
         out.append(Pairing(stage.name, rnd, a, b, start, end, line))
     _check_overlaps(path, out)
+    _check_pabs(path, stages, out, byes)
     return tuple(out), tuple(byes)
+
+
+def _check_pabs(path: Path, stages: dict[str, Stage], pairings: list[Pairing], byes: list[Bye]) -> None:
+    """Pairing-allocated byes: a round's field is the entrants it pairs or gives a pab (requested
+    byes and entrants not listed in the round, e.g. withdrawn, are outside it). Only an odd field
+    needs a pab, and exactly one, so a second pab in a round (an even field) is refused; in a
+    round-robin stage each pool (the entrants the stage's pairings make play each other) is its
+    own field. A Swiss gives an entrant at most one pab in a stage; a round robin's bye rotates
+    with its schedule, so there it is not limited."""
+    pool = _pools(pairings)
+    fields: dict[tuple[str, int, str], int] = defaultdict(int)
+    for p in pairings:
+        for e in (p.a, p.b):
+            fields[p.stage, p.round, _pool_of(stages[p.stage], pool, e)] += 1
+    pabs = sorted((b for b in byes if b.kind == "pab"), key=lambda b: b.line)
+    for b in pabs:
+        fields[b.stage, b.round, _pool_of(stages[b.stage], pool, b.entrant)] += 1
+    first_in_round: dict[tuple[str, int, str], Bye] = {}
+    first_of_entrant: dict[tuple[str, str], Bye] = {}
+    for b in pabs:
+        key = (b.stage, b.round, _pool_of(stages[b.stage], pool, b.entrant))
+        other = first_in_round.setdefault(key, b)
+        if other is not b:
+            raise InputError(path, f"line {b.line}", (
+                f"{b.entrant!r} has a second pairing-allocated bye in {b.stage} round {b.round} ({other.entrant!r} on line "
+                f"{other.line}): expected at most one a round, for the odd entrant out ({fields[key]} entrants with a pairing "
+                "or a pab make an even field, which needs none; a requested bye goes in the bye column: half, zero or full)"))
+        if stages[b.stage].kind != "swiss":
+            continue
+        earlier = first_of_entrant.setdefault((b.stage, b.entrant), b)
+        if earlier is not b:
+            raise InputError(path, f"line {b.line}", (
+                f"{b.entrant!r} has a second pairing-allocated bye in {b.stage} (round {earlier.round} on line {earlier.line}): "
+                "expected at most one per entrant in a stage (a requested bye goes in the bye column: half, zero or full)"))
+
+
+def _pools(pairings: list[Pairing]) -> dict[tuple[str, str], str]:
+    """(stage, entrant) → a representative of the group of entrants the stage's pairings connect."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(k: tuple[str, str]) -> tuple[str, str]:
+        parent.setdefault(k, k)
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+    for p in pairings:
+        parent[root((p.stage, p.a))] = root((p.stage, p.b))
+    return {k: root(k)[1] for k in list(parent)}
+
+
+def _pool_of(stage: Stage, pools: dict[tuple[str, str], str], entrant: str) -> str:
+    """The field an entrant is paired in: the whole stage, or its pool in a round robin."""
+    return pools.get((stage.name, entrant), entrant) if stage.kind == "round_robin" else ""
 
 
 def _check_overlaps(path: Path, pairings: list[Pairing]) -> None:

@@ -46,7 +46,7 @@ def bye(rnd: int, entrant: str, kind: str = "pab") -> Bye:
 # --------------------------------------------------------------------------- reading pairings.csv
 
 TEAMS = "team,player,board,title,captain\n" + "".join(
-    f"{t},{t.lower()}{i},{i},,{'yes' if i == 1 else ''}\n" for t in ("Alpha", "Beta", "Gamma") for i in range(1, 5))
+    f"{t},{t.lower()}{i},{i},,{'yes' if i == 1 else ''}\n" for t in ("Alpha", "Beta", "Gamma", "Delta", "Epsilon") for i in range(1, 5))
 
 
 def schedule(tmp_path: Path, text: str):
@@ -88,6 +88,70 @@ def test_the_bye_column_names_requested_byes(tmp_path: Path) -> None:
 ])
 def test_bad_bye_rows_name_the_line_and_the_expectation(tmp_path: Path, text: str, message: str) -> None:
     assert schedule_error(tmp_path, text) == message
+
+
+@pytest.mark.parametrize("text, message", [
+    # a bye, then a pairing of the same entrant in that round (the other order is refused above)
+    ("stage,round,a,b,bye\nswiss,1,Beta,,half\nswiss,1,Alpha,Beta,\n",
+     "p.csv line 3: 'Beta' has a bye in swiss round 1 on line 2: expected a bye or a pairing in a round, not both"),
+    # two pabs in one round: with Alpha v Beta the field is 4, even, and needs no bye
+    ("stage,round,a,b\nswiss,1,Alpha,Beta\nswiss,1,Gamma,\nswiss,1,Delta,\n",
+     "p.csv line 4: 'Delta' has a second pairing-allocated bye in swiss round 1 ('Gamma' on line 3): expected at most one "
+     "a round, for the odd entrant out (4 entrants with a pairing or a pab make an even field, which needs none; a "
+     "requested bye goes in the bye column: half, zero or full)"),
+    # two pabs for one entrant in a stage
+    ("stage,round,a,b\nswiss,1,Alpha,Beta\nswiss,1,Gamma,\nswiss,2,Alpha,Gamma\nswiss,2,Beta,\nswiss,3,Beta,Alpha\n"
+     "swiss,3,gamma,\n",
+     "p.csv line 7: 'Gamma' has a second pairing-allocated bye in swiss (round 1 on line 3): expected at most one per "
+     "entrant in a stage (a requested bye goes in the bye column: half, zero or full)"),
+])
+def test_byes_that_contradict_the_pairing_are_refused(tmp_path: Path, text: str, message: str) -> None:
+    """Byes (the books are silent; FIDE C.04.1): only an odd field needs a pairing-allocated bye,
+    and one; an entrant gets at most one in a Swiss stage; a bye and a pairing in one round exclude
+    each other."""
+    assert schedule_error(tmp_path, text) == message
+
+
+def test_requested_byes_and_absences_are_outside_the_field(tmp_path: Path) -> None:
+    """Requested byes (half, zero, full) are not pairing-allocated: a round may have several next
+    to one pab, an entrant may take them in any number of rounds, and an entrant not listed in a
+    round (withdrawn, absent) is outside the field: 5 teams, Epsilon absent in round 1, Delta on a
+    half bye, Alpha v Beta paired, Gamma the odd one out (a field of 3)."""
+    pairings, byes = schedule(tmp_path, "stage,round,a,b,bye\nswiss,1,Alpha,Beta,\nswiss,1,Gamma,,\nswiss,1,Delta,,half\n"
+                                        "swiss,2,Alpha,Gamma,\nswiss,2,Delta,,zero\nswiss,2,Beta,,full\nswiss,2,Epsilon,,\n")
+    assert len(pairings) == 2
+    assert [(b.round, b.entrant, b.kind) for b in byes] == [
+        (1, "Gamma", "pab"), (1, "Delta", "half"), (2, "Delta", "zero"), (2, "Beta", "full"), (2, "Epsilon", "pab")]
+
+
+ACWC_TOML = ('preset = "acwc-2021"\n[tournament]\nid = "t"\n[paths]\nplayers = "players.csv"\npairings = "pairings.csv"\n'
+             'database = "x.duckdb"\nexports = "e"\n[stages.candidates]\nfirst_round_start = "2021-10-05T00:00:00Z"\n')
+
+
+def test_a_round_robin_pool_is_its_own_field(tmp_path: Path) -> None:
+    """ACWC-C-1's pools are separate fields: two pools of 3 each have their odd player out in the
+    same round (a bye a pool, and a pool's bye rotates, so a player may have more than one); two
+    byes in one pool's round are refused."""
+    from pipeline.inputs import read_players
+
+    (tmp_path / "tournament.toml").write_text(ACWC_TOML, encoding="utf-8")
+    cfg = load_config(tmp_path / "tournament.toml")
+    (tmp_path / "players.csv").write_text("player\n" + "".join(f"{n}\n" for n in ("p1", "p2", "p3", "q1", "q2", "q3")),
+                                          encoding="utf-8")
+    pools = ("stage,round,a,b\ncandidates,1,p1,p2\ncandidates,1,p3,\ncandidates,1,q1,q2\ncandidates,1,q3,\n"
+             "candidates,2,p1,p3\ncandidates,2,p2,\ncandidates,2,q1,q3\ncandidates,2,q2,\n"
+             "candidates,3,p2,p3\ncandidates,3,p1,\ncandidates,3,q2,q3\ncandidates,3,q1,\n"
+             "candidates,4,p1,p2\ncandidates,4,p3,\n")
+    (tmp_path / "pairings.csv").write_text(pools, encoding="utf-8")
+    _, byes = read_schedule(cfg.paths.pairings, cfg, read_players(cfg.paths.players))
+    assert len(byes) == 7
+    (tmp_path / "pairings.csv").write_text(pools + "candidates,4,q1,\ncandidates,4,q2,\n", encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        read_schedule(cfg.paths.pairings, cfg, read_players(cfg.paths.players))
+    assert str(exc.value) == (
+        "pairings.csv line 17: 'q2' has a second pairing-allocated bye in candidates round 4 ('q1' on line 16): expected at "
+        "most one a round, for the odd entrant out (2 entrants with a pairing or a pab make an even field, which needs none; "
+        "a requested bye goes in the bye column: half, zero or full)")
 
 
 # --------------------------------------------------------------------------- scores of a bye
