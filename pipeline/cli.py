@@ -155,6 +155,8 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
     _say(f"score: {report.match_games} match games ({report.counted_games} counted), {report.team_matches} matches "
          f"({report.rescored_rounds} rounds scored again: the others' inputs had not changed); "
          f"{report.verified} new games verified, {report.mismatches} disagree")
+    for note in report.notes:
+        _say(f"note: {note}")
     _say(runs.summary_line(record.run_id, cfg.paths.database))
 
 

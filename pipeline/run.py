@@ -181,6 +181,7 @@ class ScoreReport:
     verified: int = 0
     mismatches: int = 0
     rescored_rounds: int = 0      # rounds linked and scored again tonight (the others' inputs had not changed)
+    unplayed_matches: int = 0     # matches with a board unplayed after its window and margin: they wait for a TD ruling
     stages: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -208,7 +209,7 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
             games = store.query(con, "queries/games_between_registered", list(plan.games_range)) if plan.rescore else None
             linked = linking.link_stage(stage, pairings, inputs.roster, config.boards, games, lineup(config, inputs),
                                         inputs.overrides, captains, rounds=plan.rescore) if plan.rescore else []
-            results = scoring.score_boards(stage, linked, [b for b in boards if b.round in plan.rescore], inputs.overrides)
+            results = scoring.score_boards(stage, linked, [b for b in boards if b.round in plan.rescore], inputs.overrides, now)
             new_matches = scoring.score_matches(stage, linked, results, tuple(p for p in pairings if p.round in plan.rescore),
                                                 config.boards, now, inputs.overrides, captains)
             matches = plan.all_matches(con, pairings, new_matches)
@@ -235,11 +236,21 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
             report.match_games += counts["match_games"]
             report.counted_games += counts["counted_games"]
             report.team_matches += counts["team_matches"]
+            report.unplayed_matches += counts["unplayed_matches"]
             report.standings_rows += len(table)
+        if report.unplayed_matches:
+            report.notes.append(unplayed_note(report.unplayed_matches))
         verify_new_games(con, now, report)
     finally:
         con.close()
     return report
+
+
+def unplayed_note(n: int) -> str:
+    """The run summary's line about matches waiting for a TD ruling (pipeline/scoring.py: unplayed)."""
+    return (f"{n} match{'es' if n != 1 else ''} wait{'s' if n == 1 else ''} for a TD ruling: a board with no game and no "
+            "ruling once its window and margin had passed is unplayed, not a 0-0 draw (the unplayed_matches view, audit "
+            "errors TEAM-SCORE-4 / ACWC-CONDUCT-1): forfeit, zero_draw or a new window")
 
 
 # the code the scored rows come from: a new version rescores every round
@@ -298,7 +309,7 @@ def rescore_plan(con: Any, config: Config, inputs: Inputs, stage: Any, pairings:
                  boards: list[linking.BoardPairing], captains: dict[str, str], now: dt.datetime) -> RescorePlan:
     """Fingerprint every paired round of the stage: the scoring code, the stage's config, every TD
     ruling, the captains, the round's pairings and lineups, which of its windows have closed by
-    `now`, and its games (every stored game between a board's players, or the captains, near the
+    `now` (and which margins, after which a board with no game is unplayed), and its games (every stored game between a board's players, or the captains, near the
     window, with each column linking reads). A round whose fingerprint is the stored one would be
     scored into the rows it already has."""
     margin = dt.timedelta(days=stage.window_margin_days)
@@ -319,7 +330,8 @@ def rescore_plan(con: Any, config: Config, inputs: Inputs, stage: Any, pairings:
     for rnd in sorted({p.round for p in pairings}):
         h = hashlib.sha256(common)
         mine = [p for p in pairings if p.round == rnd]
-        h.update(repr((mine, [b for b in boards if b.round == rnd], [now >= p.window_end for p in mine])).encode())
+        h.update(repr((mine, [b for b in boards if b.round == rnd], [(now >= p.window_end, now >= p.window_end + margin)
+                                                                     for p in mine])).encode())
         h.update((games.get(rnd) or "").encode())
         fingerprints[rnd] = h.hexdigest()
     stored = dict(store.query(con, "queries/scored_rounds_of_stage", [stage.name]).iter_rows())
@@ -489,10 +501,10 @@ def next_knockout_pairings(config: Config, con: Any) -> tuple[list[tuple[str, in
 
 
 def _stage_complete(con: Any, stage: Any) -> list[dict[str, Any]] | None:
-    """The stage's matches once every round is paired and decided (no match pending or waiting
-    for a tiebreak), else None."""
+    """The stage's matches once every round is paired and decided (no match pending, unplayed or
+    waiting for a tiebreak), else None."""
     ms = store.query(con, "queries/team_matches_of_stage", [stage.name]).to_dicts()
-    if {m["round"] for m in ms} != set(range(1, stage.rounds + 1)) or any(m["outcome"] == "pending" for m in ms):
+    if {m["round"] for m in ms} != set(range(1, stage.rounds + 1)) or any(m["outcome"] in ("pending", "unplayed") for m in ms):
         return None
     return ms
 
@@ -578,7 +590,7 @@ def _round_post(con: Any, config: Config, stage: Any, rnd: int) -> str:
     lines += exports.markdown_table(
         ["A", "score", "B", "result", "note"],
         ([m["team_a"], f"{m['a_points']:g} – {m['b_points']:g}", m["team_b"],
-          "pending" if m["outcome"] == "pending" else ("draw" if m["outcome"] == "draw" else f"{m['winner']} wins"),
+          m["outcome"] if m["outcome"] in ("pending", "unplayed") else ("draw" if m["outcome"] == "draw" else f"{m['winner']} wins"),
           "; ".join(x for x in (m["override"], m["tiebreak"]) if x)] for m in matches.iter_rows(named=True)))
     bye_names = {"pab": "pairing-allocated bye", "full": "full-point bye", "half": "half-point bye", "zero": "zero-point bye"}
     byes = store.query(con, "queries/byes_of_round", [stage.name, rnd])

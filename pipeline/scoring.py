@@ -5,6 +5,16 @@ game (loss 0); the order of parts does not matter (TEAM-SCORE-2). TEAM-SCORE-3: 
 score is the sum of its boards; the side that reaches more than half of the maximum has won
 (576 → 289, 768 → 385, 960 → 481; ACWC 10 games → 5.5), even if games remain to be played.
 
+Unplayed (the books are silent; TEAM-SCORE-4's 0-0 draw is a TD ruling, never a default): a board
+with no game played and no TD ruling once its window and the stage's ``window_margin_days`` have
+passed is ``is_unplayed``. A match with such a board is ``unplayed`` (no winner, no match points,
+not a match played in the standings) until the TD rules — unless a side already reached the
+winning total with the games played (TEAM-SCORE-3: then the result stands). A board with some
+games played is scored with what was played once the window has closed (TEAM-FMT-3: later games
+do not count); the missing games score nothing for either side. Between the window's end and
+the margin's a board with no game keeps its match ``pending`` (a late game the TD includes, or
+a ruling, may still come).
+
 Pure: takes linked games and the stage; returns frozen rows.
 """
 
@@ -21,7 +31,7 @@ from pipeline.config import Stage
 from pipeline.inputs import Override, Pairing
 from pipeline.linking import BoardPairing, MatchGame
 
-Outcome = Literal["a", "b", "draw", "pending"]
+Outcome = Literal["a", "b", "draw", "pending", "unplayed"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,12 @@ class BoardResult:
     a_points: float
     b_points: float
     override: str = ""  # the TD ruling that set this result, with its reason
+    is_unplayed: bool = False  # no game, no ruling, window and margin passed: waits for a TD ruling
+
+
+def board_unplayed(games_played: int, override: str, window_end: dt.datetime, stage: Stage, now: dt.datetime) -> bool:
+    """A board with no game played and no TD ruling once its window plus the stage's margin has passed."""
+    return games_played == 0 and not override and now >= window_end + dt.timedelta(days=stage.window_margin_days)
 
 
 @dataclass(frozen=True)
@@ -85,13 +101,14 @@ def _rulings(bp: BoardPairing, overrides: tuple[Override, ...]) -> list[Override
 
 
 def score_boards(stage: Stage, linked: list[MatchGame], board_pairings: list[BoardPairing],
-                 overrides: tuple[Override, ...] = ()) -> list[BoardResult]:
+                 overrides: tuple[Override, ...] = (), now: dt.datetime | None = None) -> list[BoardResult]:
     """One row per (pairing, board, part) plus the board's total; unplayed parts show 0 of N.
 
     TD rulings: a 0-0 draw counts as played and scores nothing (TEAM-SCORE-4); a forfeited board
     or part is scored as won by the opponent in every game (TEAM-DQ-1); a disqualified player's
     unfinished boards from the ruling's round on go to the opponent, and with `cheating` every
-    board the player played in the stage (TEAM-DQ-1, ACWC-DQ-1)."""
+    board the player played in the stage (TEAM-DQ-1, ACWC-DQ-1). With `now`, a board with no game
+    and no ruling once its window and margin have passed is marked ``is_unplayed`` (module doc)."""
     counted: dict[tuple[int, str, int, str], list[MatchGame]] = defaultdict(list)
     for g in linked:
         if g.counted and g.part is not None:
@@ -121,12 +138,14 @@ def score_boards(stage: Stage, linked: list[MatchGame], board_pairings: list[Boa
                         full = part.max_points
                         parts[k] = [part.games, part.games, 0.0 if loser_is_a else full, full if loser_is_a else 0.0]
             note = f"{o.action}{' ' + o.value if o.value else ''} ({o.subject}): {o.reason}"
+        played = sum(v[0] for v in parts.values())
+        unplayed = now is not None and board_unplayed(played, note, bp.window_end, stage, now)
         rows = [BoardResult(stage.name, bp.round, bp.board, bp.entrant_a, bp.entrant_b, bp.player_a, bp.player_b,
-                            k, v[0], v[1], v[2], v[3], note) for k, v in parts.items()]
+                            k, v[0], v[1], v[2], v[3], note, unplayed) for k, v in parts.items()]
         out.extend(rows)
         out.append(BoardResult(stage.name, bp.round, bp.board, bp.entrant_a, bp.entrant_b, bp.player_a, bp.player_b, "total",
-                               sum(r.games_played for r in rows), sum(r.games_due for r in rows),
-                               sum(r.a_points for r in rows), sum(r.b_points for r in rows), note))
+                               played, sum(r.games_due for r in rows),
+                               sum(r.a_points for r in rows), sum(r.b_points for r in rows), note, unplayed))
     return out
 
 
@@ -179,7 +198,9 @@ def score_matches(stage: Stage, linked: list[MatchGame], results: list[BoardResu
                   boards: int, now: dt.datetime, overrides: tuple[Override, ...] = (),
                   captains: dict[str, str] | None = None) -> list[TeamMatch]:
     """Team match totals and outcome. A match is decided when a side reaches the winning points,
-    or when every game is played, or when its round window has closed (then the score stands)."""
+    or when every game is played, or when its round window has closed (then the score stands as
+    played) — unless a board has no game and no ruling: then it is pending until the window's
+    margin has passed too, and unplayed after (module doc)."""
     win_at = winning_points(stage, boards)
     max_points = stage.board_max_points * boards
     totals, counted = _by_pairing(linked, results)
@@ -209,10 +230,13 @@ def score_matches(stage: Stage, linked: list[MatchGame], results: list[BoardResu
             outcome = "a"
         elif b >= win_at:
             outcome = "b"
-        elif complete:
-            outcome = "a" if a > b else "b" if b > a else "draw"
-        else:
+        elif not complete:
             outcome = "pending"
+        elif any(r.games_played == 0 and not r.override for r in rows):  # a board with no game and no ruling
+            outcome = "unplayed" if any(board_unplayed(r.games_played, r.override, p.window_end, stage, now) for r in rows) \
+                else "pending"
+        else:
+            outcome = "a" if a > b else "b" if b > a else "draw"
         tiebreak = ""
         if outcome == "draw" and stage.kind == "knockout":
             if captains:

@@ -22,7 +22,11 @@ default the winning total: 289 of 576, 5.5 of 10) scored and the rest of the max
 requested half-point bye scores a draw (half the maximum each way), a zero-point bye nothing. A
 bye is not a match played; in Median-Buchholz it is an unplayed round of its kind.
 
-A pending match (neither side has won and the round is still open) does not count yet.
+A pending match (neither side has won and the round is still open) does not count yet. An
+unplayed match (a board with no game and no TD ruling after its window and margin, and no side
+at the winning total: pipeline/scoring.py) gives no points and no match points and is not a match
+played; in Median-Buchholz it is an unplayed round (`absent`) for both entrants, as in Kashdan (0)
+and the cumulative score (nothing added that round), until the TD's ruling scores it.
 Entrants with equal scores on every criterion share a rank (1, 2, 2, 4).
 
 Pure: takes team matches and entrants; returns frozen rows.
@@ -38,6 +42,7 @@ from pipeline.config import Stage
 from pipeline.inputs import Bye
 from pipeline.scoring import TeamMatch, winning_points
 
+UNSCORED = ("pending", "unplayed")  # outcomes that give no points, match points or match played
 BYE_ENTRY_KIND: dict[str, tiebreak.Kind] = {"pab": "pab", "full": "full_bye", "half": "half_bye", "zero": "zero_bye"}
 
 
@@ -108,7 +113,7 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
     m = stage.match_points
     k_win, k_draw, k_loss = stage.kashdan
     for tm in matches:
-        if tm.stage != stage.name or tm.round > after_round or tm.outcome == "pending":
+        if tm.stage != stage.name or tm.round > after_round or tm.outcome in UNSCORED:
             continue
         for me, mine, theirs, side in ((tm.team_a, tm.a_points, tm.b_points, "a"),
                                        (tm.team_b, tm.b_points, tm.a_points, "b")):
@@ -184,8 +189,8 @@ def _rounds_table(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMat
         if tm.stage != stage.name or tm.round > after_round:
             continue
         rounds.add(tm.round)
-        if tm.outcome == "pending":
-            continue
+        if tm.outcome in UNSCORED:
+            continue  # pending: the round is left out; unplayed: an unplayed round (absent) below
         for me, opp, mine, side in ((tm.team_a, tm.team_b, tm.a_points, "a"), (tm.team_b, tm.team_a, tm.b_points, "b")):
             pts = (m.draw if tm.outcome == "draw" else m.win if tm.outcome == side else m.loss) if stage.primary == "match_points" else mine
             got[me, tm.round] = tiebreak.Entry(opp, pts)
@@ -202,7 +207,7 @@ def _mutual(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], a
     mutual_match: dict[str, float] = defaultdict(float)
     mutual_game: dict[str, float] = defaultdict(float)
     for tm in matches:
-        if tm.stage != stage.name or tm.round > after_round or tm.outcome == "pending":
+        if tm.stage != stage.name or tm.round > after_round or tm.outcome in UNSCORED:
             continue
         if primary[tm.team_a] != primary[tm.team_b]:
             continue  # only matches inside a group of tied entrants count
@@ -221,7 +226,7 @@ def _cumulative(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch
     for b in byes:
         per_round[b.entrant, b.round] += _primary_of_bye(stage, boards, b.kind)
     for tm in matches:
-        if tm.stage != stage.name or tm.round > after_round or tm.outcome == "pending":
+        if tm.stage != stage.name or tm.round > after_round or tm.outcome in UNSCORED:
             continue
         for me, mine, side in ((tm.team_a, tm.a_points, "a"), (tm.team_b, tm.b_points, "b")):
             if stage.primary == "match_points":

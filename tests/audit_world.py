@@ -78,6 +78,8 @@ class World:
         self.overrides: list[dict[str, Any]] = []
         self.match_games: list[dict[str, Any]] = []
         self.captains: list[dict[str, Any]] = []
+        self.board_results: list[dict[str, Any]] = []
+        self.team_matches: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
 
     # ------------------------------------------------------------------ rows
@@ -190,6 +192,27 @@ class World:
             at = at + dt.timedelta(seconds=seconds + (gaps[i] if i < len(gaps) else 20.0))
         return ids
 
+    def scored_match(self, stage: str, rnd: int, team_a: str, team_b: str, boards: list[tuple[str, str, str]],
+                     outcome: str, winner: str | None = None, due: int = 18) -> None:
+        """A scored match (its pairing too, window from the stage's round): `boards` = [(player a,
+        player b, how)], how 'played' (every game, won by a), 'unplayed' (no game, no ruling) or a
+        TD ruling's text (0-0, counted as played)."""
+        start = self.config.stage(stage).round_window(rnd)[0]  # type: ignore[index]
+        self.pairing(stage, rnd, team_a, team_b, start)
+        a = b = 0.0
+        for board, (pa, pb, how) in enumerate(boards, 1):
+            pts = 144.0 if how == "played" else 0.0
+            a += pts
+            self.board_results.append({
+                "stage": stage, "round": rnd, "board": board, "team_a": team_a, "team_b": team_b, "player_a": pa.lower(),
+                "player_b": pb.lower(), "part": "total", "games_played": 0 if how == "unplayed" else due, "games_due": due,
+                "a_points": pts, "b_points": 0.0, "override": how if how not in ("played", "unplayed") else "",
+                "is_unplayed": how == "unplayed"})
+        self.team_matches.append({
+            "stage": stage, "round": rnd, "team_a": team_a, "team_b": team_b, "a_points": a, "b_points": b,
+            "max_points": 144.0 * len(boards), "winning_points": 72.0 * len(boards) + 1, "games_played": 0, "games_due": due * len(boards),
+            "decided_by_game_id": None, "outcome": outcome, "winner": winner, "override": "", "tiebreak": ""})
+
     def captain_seen(self, team: str, name: str, at: dt.datetime) -> None:
         self.captains.append({"team": team, "player_id": name.lower(), "seen_from": at})
 
@@ -202,7 +225,8 @@ class World:
                                     ("lichess_games", self.games), ("lichess_rating_points", self.points),
                                     ("rating_estimates", self.estimates), ("td_pairings", self.pairings),
                                     ("td_overrides", self.overrides), ("scored_match_games", self.match_games),
-                                    ("audit_captains", self.captains)):
+                                    ("audit_captains", self.captains), ("scored_board_results", self.board_results),
+                                    ("scored_team_matches", self.team_matches)):
                     store.replace_where(con, table, {}, rows)
             audits.write_params(con, self.config, now)
         finally:

@@ -888,6 +888,69 @@ def test_acwc_conduct_1_break_and_two_forfeits(tmp_path: Path) -> None:
          "disqualify; no disqualify ruling in overrides.csv yet", PROFILE + "Bob")]
 
 
+# --------------------------------------------------------------------------- unplayed boards and matches
+
+
+RULING_TEXT = "zero_draw (alpha2): both unavailable, no one at fault"
+
+
+def test_team_score_4_unplayed_clean(tmp_path: Path) -> None:
+    """TEAM-SCORE-4: a board the TD ruled a 0-0 draw (counted as played) and fully played boards: nothing to rule."""
+    w = World(tmp_path)
+    w.scored_match("swiss", 3, "Alpha", "Beta", [("Alpha1", "Beta1", "played"), ("Alpha2", "Beta2", RULING_TEXT)], "a", "Alpha")
+    assert w.run("team_score_unplayed") == []
+
+
+def test_team_score_4_unplayed_boards_wait_for_a_ruling(tmp_path: Path) -> None:
+    """TEAM-SCORE-4 / TEAM-FMT-3: round 3's window [2026-09-15, 2026-09-22) and its margin have passed.
+    Alpha v Beta: boards 2 and 4 have no game and no ruling, no side reached the winning total → the
+    match is unplayed. Gamma v Delta: board 3 has no game, but Gamma had won (TEAM-SCORE-3) → it
+    stands, the board's points wait. One error a match, naming the rulings a TD can give."""
+    w = World(tmp_path)
+    for name in ("Alpha2", "Beta2", "Alpha4", "Beta4", "Gamma3", "Delta3"):
+        w.member(name[:-1], name, int(name[-1]))
+    w.scored_match("swiss", 3, "Alpha", "Beta", [("Alpha1", "Beta1", "played"), ("Alpha2", "Beta2", "unplayed"),
+                                                 ("Alpha3", "Beta3", "played"), ("Alpha4", "Beta4", "unplayed")], "unplayed")
+    w.scored_match("swiss", 3, "Gamma", "Delta", [("Gamma1", "Delta1", "played"), ("Gamma2", "Delta2", "played"),
+                                                  ("Gamma3", "Delta3", "unplayed"), ("Gamma4", "Delta4", "played")],
+                   "a", "Gamma")
+    rulings = ("the TD rules in overrides.csv: forfeit (the player at fault), zero_draw (no one at fault: 0-0, counted as "
+               "played) or a new window in pairings.csv")
+    assert w.run("team_score_unplayed") == [
+        ("TEAM-SCORE-4", "error", "Alpha v Beta", None,
+         "swiss round 3: no game and no ruling on board 2 (Alpha2 v Beta2), board 4 (Alpha4 v Beta4) by the end of the "
+         "window (2026-09-22 00:00 UTC) and its margin: the match is unplayed (no points, no match points) until then; "
+         + rulings, None),
+        ("TEAM-SCORE-4", "error", "Gamma v Delta", None,
+         "swiss round 3: no game and no ruling on board 3 (Gamma3 v Delta3) by the end of the window (2026-09-22 00:00 UTC) "
+         "and its margin: Gamma had already won the match (it stands); the board's points wait; " + rulings, None),
+    ]
+
+
+def test_acwc_unplayed_clean(tmp_path: Path) -> None:
+    """ACWC-CONDUCT-1: a played match and one the TD ruled a 0-0 draw."""
+    w = World(tmp_path, kind="individual")
+    w.member("ann", "Ann", 1)
+    w.member("bob", "Bob", 1)
+    w.scored_match("qualification", 2, "ann", "bob", [("ann", "bob", "played")], "a", "ann", due=10)
+    w.scored_match("qualification", 3, "bob", "ann", [("bob", "ann", RULING_TEXT)], "draw", due=10)
+    assert w.run("acwc_unplayed") == []
+
+
+def test_acwc_unplayed_match_waits_for_a_ruling(tmp_path: Path) -> None:
+    """ACWC-CONDUCT-1 / ACWC-DQ-1: qualification round 2 ([2021-09-14, 2021-09-21)) with no game and no
+    ruling after its margin: unplayed, with display names."""
+    w = World(tmp_path, kind="individual")
+    w.member("ann", "Ann", 1)
+    w.member("bob", "Bob", 1)
+    w.scored_match("qualification", 2, "ann", "bob", [("ann", "bob", "unplayed")], "unplayed", due=10)
+    assert w.run("acwc_unplayed") == [(
+        "ACWC-CONDUCT-1", "error", "Ann v Bob", None,
+        "qualification round 2: no game and no ruling by the end of the window (2021-09-21 00:00 UTC) and its margin: the "
+        "match is unplayed (no points) until the TD rules in overrides.csv: forfeit (the player at fault), zero_draw (no one "
+        "at fault: 0-0, counted as played) or a new window in pairings.csv", None)]
+
+
 # --------------------------------------------------------------------------- every file, together
 
 

@@ -228,6 +228,25 @@ def test_kashdan_weights_are_configurable(tmp_path: Path) -> None:
     assert rows["B"].kashdan == 0 + 1 + 3
 
 
+def test_an_unplayed_match_gives_nothing_and_is_an_unplayed_round(tmp_path: Path) -> None:
+    """TEAM-SCORE-4 (a 0-0 draw only as a TD ruling) + TEAM-TB-1: round 3's B v D is unplayed (no game,
+    no ruling, window and margin passed). MP: A 6, C 4, E 3, D 0+2 = 2, B 0+1 = 1; B played 2 matches,
+    D 1 (and a bye); points are those of the matches played: B 276+288 = 564 scored, 300+288 = 588
+    conceded. Median-Buchholz (fide-2026): B met A (6) and E (3), round 3 is an
+    unplayed round → a dummy scoring B's own 1 (at most a draw a round, 3) → [6, 3, 1] → 3; A met
+    B (1), C (4), E (3) → 3."""
+    st = config(tmp_path).stage("swiss")
+    unplayed = TeamMatch("swiss", 3, "B", "D", 0, 0, 576, 289, 0, 72, None, "unplayed", None)
+    matches = MATCHES[:-1] + [unplayed]
+    rows = {r.entrant: r for r in standings_after(st, tuple("ABCDE"), matches, 3, byes=BYES, boards=4)}
+    assert [e for e, _ in sorted(rows.items(), key=lambda x: x[1].rank)] == ["A", "C", "E", "D", "B"]
+    assert {e: r.match_points for e, r in rows.items()} == {"A": 6, "B": 1, "C": 4, "D": 2, "E": 3}
+    assert (rows["B"].matches_played, rows["B"].points_scored, rows["B"].points_conceded) == (2, 564, 588)
+    assert (rows["D"].matches_played, rows["D"].byes) == (1, 1)
+    assert (rows["B"].median_buchholz, rows["A"].median_buchholz) == (3.0, 3.0)
+    assert (rows["B"].kashdan, rows["D"].kashdan) == (1 + 2 + 0, 1 + 0 + 0)  # Kashdan: an unplayed round scores 0
+
+
 # --------------------------------------------------------------------------- end to end on the skeleton
 
 def test_skeleton_round_with_byes_scores_and_posts_them(tmp_path: Path) -> None:

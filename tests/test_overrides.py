@@ -101,7 +101,9 @@ def test_armageddon_decides_a_tied_match_only(cfg) -> None:
     [m] = score_matches(stage, [], tied, pairing, 4, START + dt.timedelta(days=8), overs)
     assert (m.a_points, m.b_points, m.outcome, m.winner) == (0, 0, "b", "Beta")
     assert m.override == "armageddon won by Beta: Black won on draw odds"
-    won = score_boards(stage, [], bps(cfg, ()), rulings(cfg, "swiss,1,B1xx,forfeit,,x\n"))
+    # three boards forfeited to Alpha: 432, past the winning 289 (TEAM-SCORE-3), the fourth unplayed
+    won = score_boards(stage, [], bps(cfg, ()), rulings(cfg, "swiss,1,B1xx,forfeit,,x\nswiss,1,B2xx,forfeit,,x\n"
+                                                             "swiss,1,B3xx,forfeit,,x\n"))
     [m] = score_matches(stage, [], won, pairing, 4, START + dt.timedelta(days=8), overs)
     assert (m.outcome, m.winner) == ("a", "Alpha")
 

@@ -76,16 +76,63 @@ def test_boards_parts_totals_and_deciding_game(tmp_path: Path) -> None:
 
 
 def test_unfinished_match_is_pending_until_the_window_closes(tmp_path: Path) -> None:
-    """TEAM-SCORE-3 / TEAM-FMT-3: no winner yet and games remain → pending; after Monday 23:59:59 the score stands."""
+    """TEAM-SCORE-3 / TEAM-FMT-3: no winner yet and games remain → pending; after Monday 23:59:59 the
+    score stands as played when every board has games (the missing games score nothing)."""
     stage = config(tmp_path, "team-swiss").stage("swiss")
-    linked = [mg("g1", 1, "0+2", 6, 0, 0)]
+    linked = [mg(f"g{b}", b, "0+2", 6 if b == 1 else 3, 0 if b == 1 else 3, b) for b in (1, 2, 3, 4)]
     boards = [BoardPairing("swiss", 1, b, "A", "B", f"a{b}", f"b{b}", START, START + dt.timedelta(days=7)) for b in (1, 2, 3, 4)]
-    results = score_boards(stage, linked, boards)
+    results = score_boards(stage, linked, boards, now=START + dt.timedelta(days=7))
     pairing = Pairing("swiss", 1, "A", "B", START, START + dt.timedelta(days=7), 2)
     [open_] = score_matches(stage, linked, results, (pairing,), 4, now=START + dt.timedelta(days=3))
     [closed] = score_matches(stage, linked, results, (pairing,), 4, now=START + dt.timedelta(days=7))
-    assert (open_.outcome, open_.winner, open_.games_played, open_.games_due) == ("pending", None, 1, 72)
-    assert (closed.outcome, closed.winner) == ("a", "A")
+    assert (open_.outcome, open_.winner, open_.games_played, open_.games_due) == ("pending", None, 4, 72)
+    assert (closed.outcome, closed.winner, closed.a_points, closed.b_points) == ("a", "A", 15, 9)
+    assert not any(r.is_unplayed for r in results)
+
+
+def test_a_board_with_no_game_is_unplayed_not_a_draw(tmp_path: Path) -> None:
+    """TEAM-SCORE-4: a 0-0 draw is a TD ruling, never a default. Round window [Tue 3 Mar, Tue 10 Mar),
+    margin 3 days (window_margin_days). With one game on board 1 (6-0) and nothing on boards 2-4:
+    at the window's end the match waits (pending) for the margin; after it, boards 2-4 are unplayed
+    and so is the match (6 < 289: the boards' rulings could still decide it): no winner. With no game
+    at all, the same: unplayed, not a 0-0 draw."""
+    stage = config(tmp_path, "team-swiss").stage("swiss")
+    end = START + dt.timedelta(days=7)
+    boards = [BoardPairing("swiss", 1, b, "A", "B", f"a{b}", f"b{b}", START, end) for b in (1, 2, 3, 4)]
+    pairing = (Pairing("swiss", 1, "A", "B", START, end, 2),)
+    for linked in ([mg("g1", 1, "0+2", 6, 0, 0)], []):
+        at_end = score_boards(stage, linked, boards, now=end)
+        [m] = score_matches(stage, linked, at_end, pairing, 4, now=end)
+        assert (m.outcome, m.winner) == ("pending", None)
+        assert not any(r.is_unplayed for r in at_end)
+        later = end + dt.timedelta(days=3)
+        after = score_boards(stage, linked, boards, now=later)
+        [m] = score_matches(stage, linked, after, pairing, 4, now=later)
+        assert (m.outcome, m.winner, m.a_points, m.b_points) == ("unplayed", None, 6 if linked else 0, 0)
+        assert sorted({r.board for r in after if r.is_unplayed}) == ([2, 3, 4] if linked else [1, 2, 3, 4])
+
+
+def test_a_match_won_before_a_board_went_unplayed_stands(tmp_path: Path) -> None:
+    """TEAM-SCORE-3: a side that reached the winning total has won, whatever the other boards do. Three
+    boards of one 2-game part (win 6, draw 3: max 36, 19 wins), board 3 without a game after the
+    margin. A leads 18-0 (board 1 12-0, board 2 one game 6-0): not won yet, so the match is unplayed.
+    With board 2's second game drawn, A has 21 ≥ 19: A won (decided by that game), board 3 stays
+    unplayed (its points wait for a ruling)."""
+    base = config(tmp_path, "team-swiss").stage("swiss")
+    stage = dataclasses.replace(base, parts=(base.parts[0].__class__(base.parts[0].time_control, 2, 6, 3),))
+    end = START + dt.timedelta(days=7)
+    linked = [mg("g1", 1, "0+2", 6, 0, 0), mg("g2", 1, "0+2", 6, 0, 1), mg("g3", 2, "0+2", 6, 0, 2)]
+    boards = [BoardPairing("swiss", 1, b, "A", "B", f"a{b}", f"b{b}", START, end) for b in (1, 2, 3)]
+    later = end + dt.timedelta(days=4)
+    results = score_boards(stage, linked, boards, now=later)
+    assert winning_points(stage, 3) == 19
+    [m] = score_matches(stage, linked, results, (Pairing("swiss", 1, "A", "B", START, end, 2),), 3, now=later)
+    assert (m.outcome, m.winner, m.a_points) == ("unplayed", None, 18)  # 18 < 19: not yet won
+    linked.append(mg("g4", 2, "0+2", 3, 3, 3))
+    results = score_boards(stage, linked, boards, now=later)
+    [m] = score_matches(stage, linked, results, (Pairing("swiss", 1, "A", "B", START, end, 2),), 3, now=later)
+    assert (m.outcome, m.winner, m.a_points, m.decided_by_game_id) == ("a", "A", 21, "g4")
+    assert [r.board for r in results if r.part == "total" and r.is_unplayed] == [3]
 
 
 @pytest.mark.parametrize(("a", "b", "outcome"), [(24, 24, "draw"), (23, 25, "b")])

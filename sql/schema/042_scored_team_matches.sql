@@ -12,7 +12,7 @@ CREATE TABLE IF NOT EXISTS scored_team_matches (
     games_played      INTEGER NOT NULL,
     games_due         INTEGER NOT NULL,
     decided_by_game_id VARCHAR,             -- the game that took a side to winning_points
-    outcome           VARCHAR NOT NULL,     -- 'a' | 'b' | 'draw' | 'pending'
-    winner            VARCHAR,              -- the winning team; NULL for a draw or pending
+    outcome           VARCHAR NOT NULL,     -- 'a' | 'b' | 'draw' | 'pending' | 'unplayed'
+    winner            VARCHAR,              -- the winning team; NULL for a draw, pending or unplayed
     PRIMARY KEY (stage, round, team_a)
 );
