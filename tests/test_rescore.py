@@ -128,8 +128,10 @@ def test_a_changed_game_rescores_its_round(demo: Path, tmp_path: Path) -> None:
 
 def test_a_window_closing_without_new_games_rescores(demo: Path, tmp_path: Path) -> None:
     """Mid-round 4 some matches are pending; once the window has closed the scores stand as played
-    (TEAM-FMT-3, TEAM-SCORE-3) although no game arrived: the round is rescored and equals scratch.
-    "Mid-round" is read from the data: a minute after the last round-4 match began."""
+    (TEAM-FMT-3, TEAM-SCORE-3) although no game arrived, except where a board has no game at all:
+    that match stays pending until the window's margin has passed too, and is unplayed after it
+    (TEAM-SCORE-4: a 0-0 draw only by a TD ruling). Each of the two moments rescores the round
+    and equals scratch. "Mid-round" is read from the data: a minute after the last round-4 match began."""
     probe = config(demo, tmp_path / "probe.duckdb")
     ingest(probe, night(4))
     run.score_stage(probe, run.read_inputs(probe), night(4))
@@ -148,9 +150,13 @@ def test_a_window_closing_without_new_games_rescores(demo: Path, tmp_path: Path)
     assert pending is not None and pending[0] > 0
     report = run.score_stage(cfg, run.read_inputs(cfg), night(4))
     assert report.rescored_rounds >= 1
+    assert tables(cfg.paths.database) == from_scratch(cfg, night(4), tmp_path)
+    margin_passed = night(4) + dt.timedelta(days=cfg.stage("swiss").window_margin_days)
+    report = run.score_stage(cfg, run.read_inputs(cfg), margin_passed)
+    assert report.rescored_rounds >= 1
     after = tables(cfg.paths.database)
     assert not [m for m in after["scored_team_matches"] if m[1] == 4 and m[0] == "swiss" and m[11] == "pending"]
-    assert after == from_scratch(cfg, night(4), tmp_path)
+    assert after == from_scratch(cfg, margin_passed, tmp_path)
 
 
 def test_rounds_dropped_from_the_pairings_leave_no_rows(demo: Path, tmp_path: Path) -> None:
