@@ -3,7 +3,10 @@
 Primary score (TEAM-SCORE-5): match points, 2/1/0 by default (configurable), or game points for
 individual events (ACWC-Q-2). Tiebreaks in the stage's order: TEAM-TB-1 points difference
 (scored − conceded), points scored, Median-Buchholz; ACWC-Q-3 Median-Buchholz, cumulative score
-(the running score after each round, summed), seed (the seeding rating, higher first). Kashdan
+(the running score after each round, summed), seed (the seeding rating, higher first); ACWC-C-2
+mutual match score and mutual game score among the entrants tied at that point, re-applied to
+each sub-group they leave tied (counting only its own matches) before the overall game score
+and the TD's order (:func:`_ranked`). Kashdan
 (the ACWC 2022-2024 books' third tiebreak) is available: per match of the stage 4 for a win, 2 for
 a draw, 1 for a loss and 0 for an unplayed round (Kashdan's weights, which reward playing; the
 stage's ``kashdan`` table changes them). The books score rounds as 10-game matches, so Kashdan
@@ -35,6 +38,7 @@ Pure: takes team matches and entrants; returns frozen rows.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipeline import tiebreak
@@ -131,7 +135,6 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
     table = _rounds_table(stage, entrants, matches, after_round, byes, boards)
     draw = stage.match_points.draw if stage.primary == "match_points" else stage.board_max_points / 2  # a drawn round
     cumulative = _cumulative(stage, entrants, matches, after_round, byes, boards)
-    mutual_match, mutual_game = _mutual(stage, entrants, matches, after_round, primary)
     order = {e: i for i, e in enumerate(td_order or entrants)}
     values: dict[str, dict[str, float]] = {}
     for e in entrants:
@@ -141,21 +144,13 @@ def standings_after(stage: Stage, entrants: tuple[str, ...], matches: list[TeamM
             "median_buchholz": tiebreak.buchholz(e, table, stage.buchholz_policy, draw, cut_low=1, cut_high=1),  # type: ignore[arg-type]
             "cumulative": cumulative[e],
             "seed": float(seeds.get(e) or 0),  # a higher seeding rating ranks higher (ACWC-Q-3, ACWC-SEED-1)
-            "mutual_match": mutual_match[e],
-            "mutual_game": mutual_game[e],
             "td_order": -float(order.get(e, len(order))),  # earlier in the TD's list ranks higher (ACWC-C-2)
             "kashdan": kashdan[e],  # ACWC 2022-2024's third tiebreak; byes and unplayed rounds score 0
         }
 
-    def key(e: str) -> tuple[float, ...]:
-        return (primary[e], *(values[e][tb] for tb in stage.tiebreaks))
-
-    keys = {e: key(e) for e in entrants}
-    ordered = sorted(entrants, key=lambda e: (tuple(-k for k in keys[e]), e.lower()))
-    ranks = _ranks(ordered, keys)
+    decided = [tm for tm in matches if tm.stage == stage.name and tm.round <= after_round and tm.outcome not in UNSCORED]
     out = []
-    for e in ordered:
-        rank = ranks[e]
+    for rank, e in _ranked(stage, entrants, primary, values, decided):
         out.append(Standing(stage.name, after_round, rank, e, played[e], mp[e], scored[e], conceded[e],
                             values[e]["points_difference"], values[e]["median_buchholz"], values[e]["cumulative"],
                             seeds.get(e), byes=sum(b.entrant == e for b in byes), kashdan=kashdan[e]))
@@ -167,13 +162,64 @@ def _primary_of_bye(stage: Stage, boards: int, kind: str) -> float:
     return bye_mp if stage.primary == "match_points" else bye_scored
 
 
-def _ranks(ordered: list[str], keys: dict[str, tuple[float, ...]]) -> dict[str, int]:
-    """1 + the number of entrants with a better key: `ordered` is sorted best first, so that is
-    the position of the first entrant with the same key (equal keys share a rank: 1, 2, 2, 4)."""
-    first: dict[tuple[float, ...], int] = {}
-    for i, e in enumerate(ordered):
-        first.setdefault(keys[e], i + 1)
-    return {e: first[keys[e]] for e in ordered}
+MUTUAL = ("mutual_match", "mutual_game")  # ACWC-C-2's direct-encounter criteria: relative to a tied group
+
+
+def _ranked(stage: Stage, entrants: tuple[str, ...], primary: dict[str, float], values: dict[str, dict[str, float]],
+            decided: list[TeamMatch]) -> list[tuple[int, str]]:
+    """(rank, entrant) best first: by the primary score, then the stage's tiebreaks in order.
+    Entrants equal on every criterion share a rank (1, 2, 2, 4), listed by name.
+
+    A run of mutual criteria (ACWC-C-2: mutual match score, mutual game score) is applied to the
+    group tied at that point, counting only the matches among that group; when it separates some
+    but not all of the group, it is applied again, from its first criterion, to each sub-group
+    still tied (counting only the matches among that sub-group), and so on; a group it does not
+    separate moves on to the criteria after it (the overall game score, then the TD's order)."""
+    tiebreaks = stage.tiebreaks
+
+    def split(group: list[str], value: Callable[[str], float]) -> list[list[str]]:
+        by: dict[float, list[str]] = {}
+        for e in group:
+            by.setdefault(value(e), []).append(e)
+        return [by[v] for v in sorted(by, reverse=True)]
+
+    def rank(group: list[str], i: int) -> list[list[str]]:
+        if len(group) == 1 or i >= len(tiebreaks):
+            return [group]
+        if tiebreaks[i] not in MUTUAL:
+            return [c for sub in split(group, lambda e: values[e][tiebreaks[i]]) for c in rank(sub, i + 1)]
+        j = i
+        while j < len(tiebreaks) and tiebreaks[j] in MUTUAL:
+            j += 1
+        return mutual(group, i, j)
+
+    def mutual(group: list[str], i: int, j: int) -> list[list[str]]:
+        scores = _mutual_scores(stage, group, decided)
+        classes = [group]
+        for tb in tiebreaks[i:j]:
+            classes = [c for sub in classes for c in split(sub, lambda e: scores[e][tb])]
+        if len(classes) == 1:
+            return rank(group, j)
+        return [c for sub in classes for c in (mutual(sub, i, j) if len(sub) > 1 else [sub])]
+
+    out = []
+    for tied in (c for sub in split(list(entrants), lambda e: primary[e]) for c in rank(sub, 0)):
+        at = len(out) + 1
+        out += [(at, e) for e in sorted(tied, key=str.lower)]
+    return out
+
+
+def _mutual_scores(stage: Stage, group: list[str], decided: list[TeamMatch]) -> dict[str, dict[str, float]]:
+    """ACWC-C-2's mutual match and game scores of each entrant of `group`, from the matches among them."""
+    m = stage.match_points
+    members = set(group)
+    out = {e: {"mutual_match": 0.0, "mutual_game": 0.0} for e in group}
+    for tm in decided:
+        if tm.team_a in members and tm.team_b in members:
+            for me, mine, side in ((tm.team_a, tm.a_points, "a"), (tm.team_b, tm.b_points, "b")):
+                out[me]["mutual_match"] += m.draw if tm.outcome == "draw" else m.win if tm.outcome == side else m.loss
+                out[me]["mutual_game"] += mine
+    return out
 
 
 def _rounds_table(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch],
@@ -197,24 +243,6 @@ def _rounds_table(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMat
     pending = {(e, tm.round) for tm in matches if tm.stage == stage.name and tm.outcome == "pending" for e in (tm.team_a, tm.team_b)}
     return {e: [got.get((e, r), tiebreak.Entry(None, 0.0, "absent")) for r in sorted(rounds) if (e, r) not in pending]
             for e in entrants}
-
-
-def _mutual(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int,
-            primary: dict[str, float]) -> tuple[dict[str, float], dict[str, float]]:
-    """ACWC-C-2's mutual match and game scores: among the entrants level on the primary score,
-    what each scored in the matches between them."""
-    m = stage.match_points
-    mutual_match: dict[str, float] = defaultdict(float)
-    mutual_game: dict[str, float] = defaultdict(float)
-    for tm in matches:
-        if tm.stage != stage.name or tm.round > after_round or tm.outcome in UNSCORED:
-            continue
-        if primary[tm.team_a] != primary[tm.team_b]:
-            continue  # only matches inside a group of tied entrants count
-        for me, mine, side in ((tm.team_a, tm.a_points, "a"), (tm.team_b, tm.b_points, "b")):
-            mutual_match[me] += m.draw if tm.outcome == "draw" else m.win if tm.outcome == side else m.loss
-            mutual_game[me] += mine
-    return mutual_match, mutual_game
 
 
 def _cumulative(stage: Stage, entrants: tuple[str, ...], matches: list[TeamMatch], after_round: int,

@@ -153,6 +153,55 @@ def test_acwc_c_2_mutual_scores_then_overall_game_score(tmp_path: Path) -> None:
     assert [(r.entrant, r.match_points, r.rank) for r in rows] == [("b", 2, 1), ("a", 2, 2), ("c", 2, 3), ("d", 0, 4)]
 
 
+def candidates_match(rnd: int, x: str, y: str, px: float, py: float) -> TeamMatch:
+    """A 10-game candidates match (ACWC-C-1), x - y."""
+    return dataclasses.replace(m(rnd, x, y, px, py, st="candidates"), max_points=10, winning_points=5.5)
+
+
+def test_acwc_c_2_three_way_tie_reapplies_the_mutual_criteria_to_the_pair_still_tied(tmp_path: Path) -> None:
+    """ACWC-C-2 (resolution 2026-12-01). Pool a, b, c, d (match points 1/0.5/0): a>b 6-4, b>c 6.5-3.5,
+    c>a 5.5-4.5 (a cycle), and each beats d: a 5.5-4.5, b 8-2, c 6-4. a, b, c are level on 2.
+    First pass among {a, b, c}: mutual match 1 each; mutual game a 6+4.5 = 10.5, b 4+6.5 = 10.5,
+    c 3.5+5.5 = 9 → c third, {a, b} still tied. Again among {a, b} only: a beat b → a 1 - b 0 →
+    a first, b second. (Without the second pass the overall game score would put b, 18.5, above a, 16.)"""
+    st = stage(tmp_path, "acwc-2021", "candidates")
+    g = candidates_match
+    matches = [g(1, "a", "b", 6, 4), g(1, "c", "d", 6, 4), g(2, "b", "c", 6.5, 3.5), g(2, "a", "d", 5.5, 4.5),
+               g(3, "c", "a", 5.5, 4.5), g(3, "b", "d", 8, 2)]
+    rows = standings_after(st, ("a", "b", "c", "d"), matches, 3)
+    assert [(r.entrant, r.match_points, r.points_scored, r.rank) for r in rows] == [
+        ("a", 2, 16, 1), ("b", 2, 18.5, 2), ("c", 2, 15, 3), ("d", 0, 10.5, 4)]
+
+
+def test_acwc_c_2_four_way_tie_the_pair_left_tied_is_split_by_its_own_match(tmp_path: Path) -> None:
+    """ACWC-C-2 (resolution 2026-12-01). All four of a pool level on 1.5: a>b 6-4, a-c 5-5, d>a 6-4,
+    c>d 6-4, b-d 5-5, b>c 7-3. First pass among all four (every match is mutual): mutual match 1.5
+    each; mutual game a 6+5+4 = 15, b 4+5+7 = 16, c 5+6+3 = 14, d 6+4+5 = 15 → b first, c last,
+    {a, d} still tied. Again among {a, d} only: d beat a → d second, a third. (Without it the
+    overall game score is level too, 15 each, and the TD's order would put a, listed first, above d.)"""
+    st = stage(tmp_path, "acwc-2021", "candidates")
+    g = candidates_match
+    matches = [g(1, "a", "b", 6, 4), g(1, "c", "d", 6, 4), g(2, "a", "c", 5, 5), g(2, "b", "d", 5, 5),
+               g(3, "d", "a", 6, 4), g(3, "b", "c", 7, 3)]
+    rows = standings_after(st, ("a", "b", "c", "d"), matches, 3, td_order=("a", "b", "c", "d"))
+    assert [(r.entrant, r.match_points, r.points_scored, r.rank) for r in rows] == [
+        ("b", 1.5, 16, 1), ("d", 1.5, 15, 2), ("a", 1.5, 15, 3), ("c", 1.5, 14, 4)]
+
+
+def test_acwc_c_2_a_sub_group_the_mutual_criteria_cannot_split_goes_on_to_the_overall_score(tmp_path: Path) -> None:
+    """ACWC-C-2: five players; a, b, c level on 3 (two draws among them, a-b 5-5, b-c 5-5, a-c 5-5, and
+    wins over d and e): the mutual criteria separate nobody (1 and 10 each) → the overall game
+    score: a 10+6+6 = 22, b 10+7+6 = 23, c 10+6.5+6 = 22.5 → b, c, a."""
+    st = stage(tmp_path, "acwc-2021", "candidates")
+    g = candidates_match
+    matches = [g(1, "a", "b", 5, 5), g(1, "c", "d", 6.5, 3.5), g(2, "b", "c", 5, 5), g(2, "a", "d", 6, 4),
+               g(3, "a", "c", 5, 5), g(3, "b", "d", 7, 3), g(4, "a", "e", 6, 4), g(4, "b", "e", 6, 4), g(4, "c", "e", 6, 4),
+               g(5, "d", "e", 5, 5)]
+    rows = standings_after(st, ("a", "b", "c", "d", "e"), matches, 5)
+    assert [(r.entrant, r.match_points, r.points_scored, r.rank) for r in rows][:3] == [
+        ("b", 3, 23, 1), ("c", 3, 22.5, 2), ("a", 3, 22, 3)]
+
+
 def test_challonge_worked_example_under_the_plain_policy() -> None:
     """TEAM-TB-1 'plain' (Challonge, which the ACWC rules once linked): opponents' scores without the
     best and the worst — the published example (../shared/reference/tiebreak_vectors)."""
