@@ -308,10 +308,11 @@ class RescorePlan:
 def rescore_plan(con: Any, config: Config, inputs: Inputs, stage: Any, pairings: tuple[Pairing, ...],
                  boards: list[linking.BoardPairing], captains: dict[str, str], now: dt.datetime) -> RescorePlan:
     """Fingerprint every paired round of the stage: the scoring code, the stage's config, every TD
-    ruling, the captains, the round's pairings and lineups, which of its windows have closed by
-    `now` (and which margins, after which a board with no game is unplayed), and its games (every stored game between a board's players, or the captains, near the
-    window, with each column linking reads). A round whose fingerprint is the stored one would be
-    scored into the rows it already has."""
+    ruling, the captains, the round's pairings and lineups, which of its windows (and of their
+    margins, after which a board with no game is unplayed) have passed by `now`, and its games
+    (every stored game between a board's players, or the captains, near the window, with each
+    column linking reads). A round whose fingerprint is the stored one would be scored into the
+    rows it already has."""
     margin = dt.timedelta(days=stage.window_margin_days)
     common = repr((_scoring_code(), stage, tuple(s.name for s in config.stages), config.boards, config.kind,
                    inputs.overrides, sorted(captains.items()))).encode()

@@ -70,6 +70,10 @@ def test_team_score_4_a_round_nobody_played_is_unplayed_not_a_draw(tmp_path: Pat
         "2 matches wait for a TD ruling: a board with no game and no ruling once its window and margin had passed is "
         "unplayed, not a 0-0 draw (the unplayed_matches view, audit errors TEAM-SCORE-4 / ACWC-CONDUCT-1): forfeit, "
         "zero_draw or a new window"]
+    run.export_stage(cfg)
+    post = (cfg.paths.exports / "round_3.md").read_text(encoding="utf-8")
+    assert [line for line in post.splitlines() if "Alphas" in line and "Deltas" in line and "unplayed" in line]
+    assert "None wins" not in post and "draw" not in post
     audit = run.audit_stage(cfg, inputs, AFTER_MARGIN)
     found = [(f.rule_id, f.severity, f.subject) for f in audit.findings if f.audit == "team_score_unplayed"]
     assert found == [("TEAM-SCORE-4", "error", "Alphas v Deltas"), ("TEAM-SCORE-4", "error", "Betas v Gammas")]
