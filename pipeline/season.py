@@ -335,6 +335,49 @@ class Crossing:
             self.p.cap = self.guard
 
 
+class Steer:
+    """A rating the demo needs at a moment (TEAM-COMP-4's board order, TEAM-COMP-6's replacement):
+    from `start`, forced 1+0 games against `opp` (a win while the rating is below `lo()`, a loss
+    while above `hi()`) until it is inside [lo(), hi()]; none if it already is. The bounds are read
+    as each game ends, from players kept quiet meanwhile. A game moves a rating by far less than
+    the band is wide, so the chain cannot jump over it; `ended_at` stays None if `limit` games
+    were not enough (the generator's self-check raises)."""
+
+    def __init__(self, world: World, p: Player, start: dt.datetime, opp: Player, lo: Callable[[], float],
+                 hi: Callable[[], float], limit: int = 400) -> None:
+        self.world, self.p, self.opp, self.lo, self.hi, self.left = world, p, opp, lo, hi, limit
+        self.ended_at: dt.datetime | None = None
+        self._next(start)
+
+    def _next(self, at: dt.datetime) -> None:
+        rating = self.p.rating.int_rating
+        if self.lo() <= rating <= self.hi():
+            self.ended_at = at
+            return
+        if self.left == 0:
+            return
+        self.left -= 1
+        p_white = self.left % 2 == 0
+        winner = "white" if (rating < self.lo()) == p_white else "black"
+        self.world.add(at, *(self.p, self.opp) if p_white else (self.opp, self.p), parse_time_control("1+0"),
+                       winner=winner, on_done=lambda g: self._next(_t(g["lastMoveAt"]) + dt.timedelta(seconds=30)))
+
+
+def session(world: World, p: Player, n: int, start: dt.datetime, outsiders: list[Player]) -> None:
+    """Exactly `n` rated 1+2 games of `p` in a row from `start` (a planted count: TEAM-ELIG-3, ACWC-ELIG-2)."""
+    opp = min(outsiders, key=lambda o: abs(o.strength - p.strength))
+    tc = parse_time_control("1+2")
+    for i in range(n):
+        world.add(start, *(p, opp) if i % 2 == 0 else (opp, p), tc)
+        start += dt.timedelta(seconds=tc.initial_s * 2 + tc.increment_s * 90 + 30)   # after the longest game
+
+
+def rating_before(p: Player, at: dt.datetime) -> int | None:
+    """The post-game rating of `p`'s last rated game ended before `at` (rating_events, as the audits read it)."""
+    before = [r for t, r in p.rated if t < at]
+    return before[-1] if before else None
+
+
 def _t(ms_: int) -> dt.datetime:
     return dt.datetime(1970, 1, 1, tzinfo=UTC) + dt.timedelta(milliseconds=ms_)
 
@@ -547,7 +590,8 @@ class Season:
         t = teams[5]
         m = self.roster[t]
         m[0].strength, m[1].strength = m[1].strength - 60, m[0].strength + 60
-        self.plant("TEAM-COMP-4", t, f"board 2 ({m[1].name}) is rated clearly above board 1 ({m[0].name}); no swap allowed")
+        plan["board_order"] = (t, len(self.planted))   # the note states the ratings at registration (build_season)
+        self.plant("TEAM-COMP-4", t, "")
         # TEAM-ELIG-1: an account younger than 6 months at registration
         p = self.roster[teams[4]][2]
         p.created_at = reg - dt.timedelta(days=120)
@@ -558,9 +602,11 @@ class Season:
         plan["n_games"][p.id] = 700   # with the recent games below: ~850 before registration, 100+ of them recent
         plan["no_topup"] = set()
         plan["count_before_registration"] = [("TEAM-ELIG-2", p)]
-        # TEAM-ELIG-3: only ~60 rated games in the 3 months before registration
+        # TEAM-ELIG-3: only 30-60 rated games in the 3 months before registration, all in one session
+        # 3 days before it (so its RD stays low for TEAM-ELIG-7)
         p = self.roster[teams[1]][2]
-        plan["quiet"][p.id] = [(reg - dt.timedelta(days=92), reg - dt.timedelta(days=4))]
+        plan["quiet"][p.id] = [(_months_before(reg, 3) - DAY, reg)]
+        plan["sessions"] = [(p, reg - 3 * DAY + dt.timedelta(hours=1), rng.randint(30, 60))]
         plan["no_topup"].add(p.id)
         plan["count_recent"] = [("TEAM-ELIG-3", p)]
         # TEAM-ELIG-4: one cheat-detected game 8 months before registration; two within 24 months for another
@@ -606,6 +652,12 @@ class Season:
         # eligibility is as of registration; the replacement registers when it is named, for round 7
         plan["registered"] = {q.id: reg for q in self.team_members()}
         plan["registered"][self.replacement.id] = TEAM_START + dt.timedelta(days=42)
+        # ratings the demo steers (Steer) stay still around it: every member's in the 3 days before
+        # registration (TEAM-COMP-4), the replaced player's and the replacement's before round 7 (TEAM-COMP-6)
+        for q in self.team_members():
+            plan["quiet"].setdefault(q.id, []).append((reg - 3 * DAY, reg))
+        for q in (forfeiter, self.replacement):
+            plan["quiet"].setdefault(q.id, []).append((TEAM_START + dt.timedelta(days=39), TEAM_START + dt.timedelta(days=42)))
         for p, day, hold in plan["crossings"]:
             plan["quiet"].setdefault(p.id, []).append((day - dt.timedelta(hours=12), day + hold + dt.timedelta(hours=14)))
         return plan
@@ -635,6 +687,8 @@ class Season:
                 background(self.world, p, self.rng.randint(120, 160), reg - dt.timedelta(days=88), reg - DAY, outsiders, quiet)
             after = max(30, round(n * (end - reg) / max(reg - start, DAY)))
             background(self.world, p, after, reg, end - dt.timedelta(hours=2), outsiders, quiet)   # all finished by `end`
+        for p, day, n in plan.get("sessions", []):
+            session(self.world, p, n, day, outsiders)
         for p, day in plan.get("cheats", []):
             opp = min(outsiders, key=lambda o: abs(o.strength - p.strength))
             white = self.rng.random() < 0.5
@@ -729,10 +783,33 @@ class Season:
                 return None
             return at
 
+        def near(p: Player) -> Player:
+            return min(outsiders, key=lambda o: abs(o.strength - p.strength))
+
+        # TEAM-COMP-4 at registration (every member quiet from 3 days before it): the planted team's
+        # board 2 ends 90-150 above its board 1; on every team board 4 ends at least 10 below boards
+        # 1-3 (the TDs order those three in round 1; board 4 is the capped board and stays)
+        reg = TEAM_REGISTRATION
+        w.run_until(reg - 2 * DAY)
+        swapped = self.roster[plan["board_order"][0]]
+        self.steers = [Steer(w, swapped[1], reg - 2 * DAY, near(swapped[1]), lambda: swapped[0].rating.int_rating + 90,
+                             lambda: swapped[0].rating.int_rating + 150)]
+        w.run_until(reg - DAY)
+        for members in self.roster.values():
+            self.steers.append(Steer(w, members[3], reg - DAY, near(members[3]), lambda: 0,
+                                     lambda m=members: min(q.rating.int_rating for q in m[:3]) - 10))
+
         results: list[list[BoardMatch]] = []
         played: set[frozenset[str]] = set()
         for rnd in range(1, self.swiss_rounds + 1):
             window = TEAM_START + dt.timedelta(days=7 * (rnd - 1))
+            if rnd == 7:
+                # TEAM-COMP-6: the replacement ends 30-70 below the player it replaces (both quiet from
+                # 3 days before round 7), so it is short of the 100 required
+                w.run_until(window - 2 * DAY)
+                repl = self.replacement
+                self.steers.append(Steer(w, repl, window - 2 * DAY, near(repl), lambda: forfeiter.rating.int_rating - 70,
+                                         lambda: forfeiter.rating.int_rating - 30))
             w.run_until(window)
             if rnd == 1:
                 self.order_boards(skip=teams[5])
@@ -756,8 +833,14 @@ class Season:
                 self.overrides.append(("swiss", 7, forfeiter.name, "replace", self.replacement.name,
                                        "replacement for the disqualified player"))
         self.plant("TEAM-CONDUCT-3", forfeiter.name, "forfeited swiss rounds 5 and 6: disqualified after two forfeits (overrides)")
-        self.plant("TEAM-COMP-6", self.replacement.name, f"replaces the disqualified {forfeiter.name} from round 7 "
-                                                         "but is rated only about 50 below (100 required)")
+        r7 = TEAM_START + dt.timedelta(days=42)
+        repl_rating, replaced_rating = rating_before(self.replacement, r7), rating_before(forfeiter, r7)
+        if repl_rating is None or replaced_rating is None or not 0 < replaced_rating - repl_rating < 100:
+            raise RuntimeError(f"demo generator: TEAM-COMP-6 replacement {self.replacement.name} rated {repl_rating} "
+                               f"against {replaced_rating} for {forfeiter.name} at round 7: not planted")
+        self.plant("TEAM-COMP-6", self.replacement.name, f"replaces the disqualified {forfeiter.name} from round 7 but is "
+                                                         f"rated {repl_rating} against {replaced_rating}, only "
+                                                         f"{replaced_rating - repl_rating} below (100 required)")
 
         w.run_until(TEAM_START + dt.timedelta(days=7 * self.swiss_rounds))
         table = self.standings(results)
@@ -829,9 +912,10 @@ class Season:
         late = players[-1]
         late.created_at = dt.datetime(2021, 4, 2, tzinfo=UTC)
         self.plant("ACWC-ELIG-1", late.name, "account created 2021-04-02, after the 2021-03-01 deadline")
-        few = players[-2]
-        plan["start"][few.id] = dt.datetime(2021, 8, 27, tzinfo=UTC)
+        few = players[-2]   # ACWC-ELIG-2: one session of 40-80 rated games on 2021-08-27, the rest from 2021-09-01
+        plan["start"][few.id] = dt.datetime(2021, 9, 1, tzinfo=UTC)
         plan["n_games"][few.id] = 800
+        plan["sessions"] = [(few, dt.datetime(2021, 8, 27, 15, tzinfo=UTC), rng.randint(40, 80))]
         self.acwc_few = few
         cheat = players[-3]
         plan["cheats"].append((cheat, dt.datetime(2021, 2, 1, 18, tzinfo=UTC)))
@@ -889,6 +973,30 @@ class Season:
         window = [r for t, r in p.rated if peak_since <= t < seeding_at]
         return round((before[-1] + max(carried + window)) / 2)
 
+
+
+def _check_board_order(s: Season, plan: dict[str, Any]) -> None:
+    """TEAM-COMP-4 as the audit reads it (ratings at registration): the planted team's board 2 is
+    more than 50 above its board 1 (PLANTED.csv states both ratings); on every team board 4 is
+    below boards 1-3, and every other team's boards 1-3 descend. Raises if the generator broke that."""
+    def rating(p: Player) -> int:
+        r = rating_before(p, TEAM_REGISTRATION)
+        if r is None:
+            raise RuntimeError(f"demo generator: {p.name} has no rated game before registration")
+        return r
+    if any(st.ended_at is None for st in s.steers):
+        raise RuntimeError("demo generator: a steered rating did not reach its band")
+    swapped, row = plan["board_order"]
+    for team, members in s.roster.items():
+        r = [rating(p) for p in members[:4]]
+        if r[3] >= min(r[:3]) or (team != swapped and r[:3] != sorted(r[:3], reverse=True)):
+            raise RuntimeError(f"demo generator: {team}'s boards 1-4 are rated {r} at registration (TEAM-COMP-4)")
+    b1, b2 = s.roster[swapped][:2]
+    r1, r2 = rating(b1), rating(b2)
+    if r2 - r1 <= 50:
+        raise RuntimeError(f"demo generator: TEAM-COMP-4 planted on {swapped}, but board 2 is only {r2 - r1} above board 1")
+    s.planted[row] = ("TEAM-COMP-4", swapped, f"board 2 ({b2.name}, rated {r2} at registration) is {r2 - r1} above board 1 "
+                                              f"({b1.name}, {r1}); no swap allowed")
 
 
 def _check_clean_eligibility(s: Season, plan: dict[str, Any]) -> None:
@@ -1062,14 +1170,20 @@ def build_season(out: Path, seed: int = 2026, teams: int = 12, games: tuple[int,
                         since is None or g["createdAt"] >= _ms(since)):
                     n += 1
         return n
+    def planted_count(rule: str, p: Player, n: int, required: int) -> int:
+        if n >= required:
+            raise RuntimeError(f"demo generator: {rule} planted for {p.name}, who has {n} rated games ({required} required)")
+        return n
     for rule, p in plan["count_before_registration"]:
-        s.plant(rule, p.name, f"{rated_games(p, None, TEAM_REGISTRATION)} rated antichess games before registration (1000 required)")
+        n = planted_count(rule, p, rated_games(p, None, TEAM_REGISTRATION), 1000)
+        s.plant(rule, p.name, f"{n} rated antichess games before registration (1000 required)")
     few = s.acwc_few
-    s.plant("ACWC-ELIG-2", few.name, f"first rated antichess game on 2021-08-27: {rated_games(few, None, dt.datetime(2021, 9, 1, tzinfo=UTC))} "
-                                     "before 2021-09-01 (100 required)")
+    n = planted_count("ACWC-ELIG-2", few, rated_games(few, None, dt.datetime(2021, 9, 1, tzinfo=UTC)), 100)
+    s.plant("ACWC-ELIG-2", few.name, f"first rated antichess game on 2021-08-27: {n} before 2021-09-01 (100 required)")
     for rule, p in plan["count_recent"]:
-        s.plant(rule, p.name, f"{rated_games(p, _months_before(TEAM_REGISTRATION, 3), TEAM_REGISTRATION)} rated antichess "
-                              "games in the 3 months before registration (100 required)")
+        n = planted_count(rule, p, rated_games(p, _months_before(TEAM_REGISTRATION, 3), TEAM_REGISTRATION), 100)
+        s.plant(rule, p.name, f"{n} rated antichess games in the 3 months before registration (100 required)")
+    _check_board_order(s, plan)
 
     if games[0] >= 1000:
         _check_clean_eligibility(s, plan)

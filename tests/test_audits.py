@@ -769,7 +769,7 @@ def test_acwc_elig_2_fewer_than_100_games(tmp_path: Path) -> None:
     w = World(tmp_path, kind="individual")
     w.member("few", "Few", 1, games=700, created_at=t(2017, 1, 1))
     w.rated_games("Few", 650, t(2021, 9, 1, 1), dt.timedelta(hours=2))
-    w.member("newish", "Newish", 1, games=900, created_at=t(2020, 1, 1))
+    w.member("newish", "Newish", 1, games=99, created_at=t(2020, 1, 1))
     w.rated_games("Newish", 99, t(2021, 5, 1))
     assert w.run("acwc_elig_games") == [
         ("ACWC-ELIG-2", "error", "Few", None, "rated antichess games before 2021-09-01 00:00 UTC: 50 < 100 (source: the Lichess "
@@ -777,6 +777,45 @@ def test_acwc_elig_2_fewer_than_100_games(tmp_path: Path) -> None:
          PROFILE + "Few"),
         ("ACWC-ELIG-2", "error", "Newish", None, "rated antichess games before 2021-09-01 00:00 UTC: 99 < 100 (every game of the "
          "account is stored)", PROFILE + "Newish"),
+    ]
+
+
+def test_acwc_elig_2_incomplete_history_is_a_warning_with_both_numbers(tmp_path: Path) -> None:
+    """ACWC-ELIG-2, resolution 2026-12-01: Gappy's account was created 2020-01-01, after the stored
+    games begin (2018-09-01), so every game of it should be stored; 60 are stored before 2021-09-01
+    and 40 since, but its profile counts 200: 200 - 40 = 160 >= 100 were played before the cut-off.
+    The stored history is incomplete: a warning with both numbers (60 stored, 160 from the profile),
+    not an error from the stored games alone."""
+    w = World(tmp_path, kind="individual")
+    w.member("gappy", "Gappy", 1, games=200, created_at=t(2020, 1, 1))
+    w.rated_games("Gappy", 60, t(2021, 5, 1))
+    w.rated_games("Gappy", 40, t(2021, 9, 2))
+    assert w.run("acwc_elig_games") == [(
+        "ACWC-ELIG-2", "warning", "Gappy", None,
+        "rated antichess games before 2021-09-01 00:00 UTC: 60 stored < 100, but the Lichess profile count 200 as of "
+        "2026-11-28 00:00 UTC minus 40 stored games created since gives 160: the stored games are incomplete (account "
+        "created 2020-01-01 00:00 UTC, after they begin 2018-09-01 00:00 UTC); check the count on Lichess",
+        PROFILE + "Gappy")]
+
+
+def test_acwc_elig_2_short_by_both_counts_is_an_error(tmp_path: Path) -> None:
+    """ACWC-ELIG-2, resolution 2026-12-01: accounts created 2020-01-01 (every game should be stored).
+    Short: 60 stored before 2021-09-01, the profile's 130 minus 40 stored since = 90: both short of
+    100, an error with both numbers. Consistent: 70 stored, profile 110 minus 40 = 70, as stored:
+    the error from the stored games (every game of the account is stored)."""
+    w = World(tmp_path, kind="individual")
+    w.member("short", "Short", 1, games=130, created_at=t(2020, 1, 1))
+    w.rated_games("Short", 60, t(2021, 5, 1))
+    w.rated_games("Short", 40, t(2021, 9, 2))
+    w.member("consistent", "Consistent", 1, games=110, created_at=t(2020, 1, 1))
+    w.rated_games("Consistent", 70, t(2021, 5, 1))
+    w.rated_games("Consistent", 40, t(2021, 9, 2))
+    assert w.run("acwc_elig_games") == [
+        ("ACWC-ELIG-2", "error", "Consistent", None, "rated antichess games before 2021-09-01 00:00 UTC: 70 < 100 (every game "
+         "of the account is stored)", PROFILE + "Consistent"),
+        ("ACWC-ELIG-2", "error", "Short", None, "rated antichess games before 2021-09-01 00:00 UTC: 90 < 100 (source: the "
+         "Lichess profile count 130 as of 2026-11-28 00:00 UTC minus 40 stored games created since; only 60 are stored: the "
+         "stored games are incomplete)", PROFILE + "Short"),
     ]
 
 

@@ -11,7 +11,6 @@ The demo is scored and audited once per session (the shared default_demo of conf
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import subprocess
 import sys
 from pathlib import Path
@@ -20,61 +19,29 @@ import duckdb
 import pytest
 
 from audit_world import World
-from pipeline import run, store
-from pipeline.config import load_config
-
-NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
-AUDIT_RULES = ("TEAM-ELIG-", "TEAM-COMP-", "TEAM-CAP-", "TEAM-CONDUCT-", "ACWC-ELIG-", "ACWC-SEED-", "ACWC-CONDUCT-")
+from demo_audit import audit_demo, errors_not_planted, findings, planted_audit_rows, planted_not_found, rows, trap_findings
+from pipeline import store
 
 
 @pytest.fixture(scope="session")
 def audited(default_demo: Path) -> dict[str, Path]:
     """Both demo events ingested (from the in-process replay server), scored and audited."""
-    dbs = {}
-    for name, cfg_path in (("team", default_demo / "tournament.toml"), ("acwc", default_demo / "acwc" / "tournament.toml")):
-        cfg = load_config(cfg_path)
-        inputs = run.read_inputs(cfg)
-        with run.lichess_base_url(cfg) as base_url:
-            run.ingest_stage(cfg, inputs, base_url, NOW)
-        run.score_stage(cfg, inputs, NOW)
-        report = run.audit_stage(cfg, inputs, NOW)
-        assert report.csv_path == cfg.paths.exports / "audit_findings.csv"
-        dbs[name] = cfg.paths.database
-    return dbs
-
-
-def rows(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
-
-
-def findings(audited: dict[str, Path]) -> list[tuple[str, str, str, str]]:
-    out = []
-    for db in audited.values():
-        con = duckdb.connect(str(db), read_only=True)
-        try:
-            out += con.sql("SELECT rule_id, severity, subject, coalesce(team, '') FROM audit_findings").fetchall()
-        finally:
-            con.close()
-    return out
+    return audit_demo(default_demo)
 
 
 def test_every_planted_audit_violation_is_found(default_demo: Path, audited: dict[str, Path]) -> None:
-    planted = [(r["rule_id"], r["subject"]) for r in rows(default_demo / "PLANTED.csv") if r["rule_id"].startswith(AUDIT_RULES)]
-    assert len(planted) >= 20
-    found = {(rule, subject) for rule, _, subject, _ in findings(audited)}
-    assert [p for p in planted if p not in found] == []
+    assert len(planted_audit_rows(default_demo)) >= 20
+    assert planted_not_found(default_demo, findings(audited)) == []
 
 
 def test_every_error_is_planted_and_no_trap_is_one(default_demo: Path, audited: dict[str, Path]) -> None:
     """No player or team outside PLANTED.csv gets an error, nor one for a rule not planted on it;
     the TRAPS (TEAM-CAP-3: 2 days; TEAM-CAP-5: a crossing at RD > 80) give evidence only."""
-    planted = {(r["rule_id"], r["subject"]) for r in rows(default_demo / "PLANTED.csv")}
-    errors = {(rule, subject) for rule, severity, subject, _ in findings(audited) if severity == "error"}
-    assert errors and errors - planted == set()
-    traps = rows(default_demo / "TRAPS.csv")
-    assert {t["rule_id"] for t in traps} == {"TEAM-CAP-3", "TEAM-CAP-5"}
-    trap_rows = [(rule, severity) for rule, severity, subject, _ in findings(audited) if subject in {t["subject"] for t in traps}]
+    found = findings(audited)
+    assert any(severity == "error" for _, severity, _, _ in found)
+    assert errors_not_planted(default_demo, found) == set()
+    assert {t["rule_id"] for t in rows(default_demo / "TRAPS.csv")} == {"TEAM-CAP-3", "TEAM-CAP-5"}
+    trap_rows = trap_findings(default_demo, found)
     assert ("TEAM-CAP-5", "info") in trap_rows and all(severity == "info" for _, severity in trap_rows)
 
 

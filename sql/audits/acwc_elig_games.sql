@@ -1,36 +1,41 @@
--- Audit acwc_elig_games. Rules: ACWC-ELIG-2.
+-- Audit acwc_elig_games. Rules: ACWC-ELIG-2 (with its resolution of 2026-12-01).
 -- Invariant: every player has at least min_rated_games (100) rated antichess games created
--- before games_before (2021-09-01 00:00 UTC). Counted from the stored games; where they begin
--- after the account was created and cannot prove it, from the profile's rated antichess games
--- (as of its fetch) minus the stored games created from games_before to that fetch; the detail
--- says which.
+-- before games_before (2021-09-01 00:00 UTC). Counted from the stored games (the
+-- elig_game_counts view). Where they begin after the account was created and cannot prove it,
+-- from the profile's rated antichess games (as of its fetch) minus the stored games created from
+-- games_before to that fetch, as TEAM-ELIG-2 counts. Resolution 2026-12-01: where every game of
+-- the account should be stored but the profile says more were played before games_before than
+-- are stored (history incomplete), the stored count alone is no error: a warning with both
+-- numbers when the profile's count reaches 100, an error with both when it is short too. The
+-- detail says which source it used.
 -- Grain: one row per player short of games (error), or whom the stored data cannot decide (warning).
-WITH counts AS (
-    SELECT p.user_id, p.username, p.profile_url, p.created_at, p.antichess_games, p.fetched_at, p.is_closed,
-           count(g.game_id) FILTER (WHERE g.created_at < a.games_before) AS stored_before,
-           count(g.game_id) FILTER (WHERE g.created_at >= a.games_before AND g.created_at <= p.fetched_at) AS stored_since
-    FROM audited_players p
-    CROSS JOIN audit_params a
-    LEFT JOIN post_game_ratings g ON g.user_id = p.user_id
+WITH judged AS (
+    SELECT c.*, a.min_rated_games, a.games_before,
+           c.all_stored AND c.profile_before > c.stored_before AS is_incomplete
+    FROM elig_game_counts c CROSS JOIN audit_params a
     WHERE a.tournament_kind = 'individual'
-    GROUP BY ALL
-),
-judged AS (
-    SELECT c.*, a.min_rated_games, a.games_before, a.history_since,
-           c.created_at IS NOT NULL AND a.history_since <= c.created_at AS all_stored,
-           c.antichess_games - c.stored_since AS derived
-    FROM counts c CROSS JOIN audit_params a
 )
 SELECT 'ACWC-ELIG-2' AS rule_id,
-       CASE WHEN all_stored OR derived IS NOT NULL THEN 'error' ELSE 'warning' END AS severity,
+       CASE WHEN is_incomplete AND profile_before >= min_rated_games THEN 'warning'
+            WHEN all_stored OR profile_before IS NOT NULL THEN 'error'
+            ELSE 'warning' END AS severity,
        username AS subject,
        CAST(NULL AS VARCHAR) AS team,
        CASE
+           WHEN is_incomplete AND profile_before >= min_rated_games THEN format(
+               'rated antichess games before {} UTC: {} stored < {}, but the Lichess profile count {} as of {} UTC minus {} stored games created since gives {}: the stored games are incomplete (account created {} UTC, after they begin {} UTC); check the count on Lichess',
+               strftime(timezone('UTC', games_before), '%Y-%m-%d %H:%M'), stored_before, min_rated_games, antichess_games,
+               strftime(timezone('UTC', fetched_at), '%Y-%m-%d %H:%M'), stored_since, profile_before,
+               strftime(timezone('UTC', created_at), '%Y-%m-%d %H:%M'), strftime(timezone('UTC', history_since), '%Y-%m-%d %H:%M'))
+           WHEN is_incomplete THEN format(
+               'rated antichess games before {} UTC: {} < {} (source: the Lichess profile count {} as of {} UTC minus {} stored games created since; only {} are stored: the stored games are incomplete)',
+               strftime(timezone('UTC', games_before), '%Y-%m-%d %H:%M'), profile_before, min_rated_games, antichess_games,
+               strftime(timezone('UTC', fetched_at), '%Y-%m-%d %H:%M'), stored_since, stored_before)
            WHEN all_stored THEN format('rated antichess games before {} UTC: {} < {} (every game of the account is stored)',
                                        strftime(timezone('UTC', games_before), '%Y-%m-%d %H:%M'), stored_before, min_rated_games)
-           WHEN derived IS NOT NULL THEN format(
+           WHEN profile_before IS NOT NULL THEN format(
                'rated antichess games before {} UTC: {} < {} (source: the Lichess profile count {} as of {} UTC minus {} stored games created since; stored games begin {} UTC)',
-               strftime(timezone('UTC', games_before), '%Y-%m-%d %H:%M'), derived, min_rated_games, antichess_games,
+               strftime(timezone('UTC', games_before), '%Y-%m-%d %H:%M'), profile_before, min_rated_games, antichess_games,
                strftime(timezone('UTC', fetched_at), '%Y-%m-%d %H:%M'), stored_since,
                strftime(timezone('UTC', history_since), '%Y-%m-%d %H:%M'))
            ELSE format('only {} rated antichess games stored before {} UTC (stored games begin {} UTC) and no Lichess profile count: cannot prove {}',
@@ -41,4 +46,4 @@ SELECT 'ACWC-ELIG-2' AS rule_id,
 FROM judged
 WHERE stored_before < min_rated_games
   AND NOT coalesce(is_closed, FALSE)
-  AND (all_stored OR derived IS NULL OR derived < min_rated_games)
+  AND (all_stored OR profile_before IS NULL OR profile_before < min_rated_games)

@@ -1,0 +1,83 @@
+"""Audit a built demo as a nightly run does (ingest from the in-process replay server, score,
+audit, for the TEAM season and the ACWC qualification) and compare the findings with what the
+generator planted. Shared by tests/test_audits_demo.py (the default demo) and
+tests/test_demo_seeds.py (other seeds)."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+from pathlib import Path
+
+import duckdb
+
+from pipeline import run
+from pipeline.config import load_config
+
+NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
+AUDIT_RULES = ("TEAM-ELIG-", "TEAM-COMP-", "TEAM-CAP-", "TEAM-CONDUCT-", "ACWC-ELIG-", "ACWC-SEED-", "ACWC-CONDUCT-")
+
+Finding = tuple[str, str, str, str]   # rule_id, severity, subject, team ('' for none)
+
+
+def audit_demo(demo: Path) -> dict[str, Path]:
+    """Both demo events ingested (from the in-process replay server), scored and audited; their databases."""
+    dbs = {}
+    for name, cfg_path in (("team", demo / "tournament.toml"), ("acwc", demo / "acwc" / "tournament.toml")):
+        cfg = load_config(cfg_path)
+        inputs = run.read_inputs(cfg)
+        with run.lichess_base_url(cfg) as base_url:
+            run.ingest_stage(cfg, inputs, base_url, NOW)
+        run.score_stage(cfg, inputs, NOW)
+        report = run.audit_stage(cfg, inputs, NOW)
+        assert report.csv_path == cfg.paths.exports / "audit_findings.csv"
+        dbs[name] = cfg.paths.database
+    return dbs
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def findings(dbs: dict[str, Path]) -> list[Finding]:
+    out: list[Finding] = []
+    for db in dbs.values():
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            out += con.sql("SELECT rule_id, severity, subject, coalesce(team, '') FROM audit_findings").fetchall()
+        finally:
+            con.close()
+    return out
+
+
+def planted_audit_rows(demo: Path) -> list[tuple[str, str]]:
+    """(rule_id, subject) of every PLANTED.csv row under an audit rule."""
+    return [(r["rule_id"], r["subject"]) for r in rows(demo / "PLANTED.csv") if r["rule_id"].startswith(AUDIT_RULES)]
+
+
+def planted_not_found(demo: Path, found: list[Finding]) -> list[tuple[str, str]]:
+    """PLANTED.csv rows under an audit rule that no finding (of any severity) has as (rule_id, subject)."""
+    seen = {(rule, subject) for rule, _, subject, _ in found}
+    return [p for p in planted_audit_rows(demo) if p not in seen]
+
+
+def errors_not_planted(demo: Path, found: list[Finding]) -> set[tuple[str, str]]:
+    """Error findings whose (rule_id, subject) PLANTED.csv does not list: a clean player or team flagged."""
+    planted = {(r["rule_id"], r["subject"]) for r in rows(demo / "PLANTED.csv")}
+    return {(rule, subject) for rule, severity, subject, _ in found if severity == "error"} - planted
+
+
+def trap_findings(demo: Path, found: list[Finding]) -> list[tuple[str, str]]:
+    """(rule_id, severity) of the findings on TRAPS.csv's subjects (look-alikes: evidence only)."""
+    traps = {t["subject"] for t in rows(demo / "TRAPS.csv")}
+    return [(rule, severity) for rule, severity, subject, _ in found if subject in traps]
+
+
+def build_and_audit(out: Path, seed: int, **size: object) -> dict[str, Path]:
+    """Build the demo of `seed` (build_season's size arguments) under `out`, then audit_demo it
+    (a top-level function, so a process pool can run it)."""
+    from pipeline.season import build_season
+
+    build_season(out, seed=seed, **size)  # type: ignore[arg-type]
+    return audit_demo(out)
