@@ -73,11 +73,12 @@ def default_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def audited(default_demo: Path) -> dict[str, Path]:
     """Both events of the default demo ingested (from the in-process replay server), scored and
-    audited as of 2026-11-29, once per run; returns their databases by name (team, acwc). The
-    audit tests and the docs' SQL examples read them."""
+    audited as of 2026-11-29 in one recorded run each, once per pytest run; returns their published
+    databases by name (team, acwc). The audit tests and the docs' SQL examples read them."""
+    import dataclasses
     import datetime as dt
 
-    from pipeline import run
+    from pipeline import run, runs
     from pipeline.config import load_config
 
     now = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
@@ -85,10 +86,17 @@ def audited(default_demo: Path) -> dict[str, Path]:
     for name, cfg_path in (("team", default_demo / "tournament.toml"), ("acwc", default_demo / "acwc" / "tournament.toml")):
         cfg = load_config(cfg_path)
         inputs = run.read_inputs(cfg)
-        with run.lichess_base_url(cfg) as base_url:
-            run.ingest_stage(cfg, inputs, base_url, now)
-        run.score_stage(cfg, inputs, now)
-        report = run.audit_stage(cfg, inputs, now)
+        with runs.recorded(cfg, "nightly", now) as record:  # as `nightly` does: the runs record, then publish
+            record.stage("ingest")
+            with run.lichess_base_url(record.work) as base_url:
+                summary = run.ingest_stage(record.work, inputs, base_url, now).summary()
+            record.done("ingest", runs.ingest_counts(summary), requests=summary["requests"], warnings=summary["warnings"])
+            record.stage("score")
+            scored = run.score_stage(record.work, inputs, now)
+            record.done("score", dataclasses.asdict(scored), warnings=scored.notes)
+            record.stage("audit")
+            report = run.audit_stage(record.work, inputs, now)
+            record.done("audit", report.summary(), warnings=report.notes)
         assert report.csv_path == cfg.paths.exports / "audit_findings.csv"
-        dbs[name] = cfg.paths.database
+        dbs[name] = cfg.paths.database  # the published snapshot
     return dbs

@@ -145,3 +145,11 @@ def test_sql_example_returns_rows_on_the_demo(audited: dict[str, Path], where: s
         con.close()
     if "expected empty on the demo:" not in comment:
         assert rows, f"{where}: no rows on the demo: {sql}"
+
+
+@pytest.mark.parametrize(("where", "sql", "comment"), EXAMPLES, ids=[w for w, _, _ in EXAMPLES])
+def test_sql_example_naming_a_round_names_its_stage(where: str, sql: str, comment: str) -> None:
+    """Every stage numbers its rounds from 1 (swiss 1-7, knockout 1-2, final 1): an example that
+    selects or orders by round also filters or shows the stage, so it never mixes two stages' rounds."""
+    if re.search(r"\bround\b", sql):
+        assert re.search(r"\bstage\b", sql), f"{where}: names a round but not its stage: {sql}"
