@@ -191,6 +191,33 @@ def test_check_validates_rulings_against_teams_and_pairings(tmp_path: Path) -> N
     assert proc.stderr.splitlines() == ["error: overrides.csv line 3: 'Player0_3''s team is not paired in swiss round 2"]
 
 
+def test_check_an_individual_event(tmp_path: Path) -> None:
+    """acwc-2021: players.csv instead of teams.csv; the summary counts players, not teams."""
+    folder = tmp_path / "wc"
+    assert cli("init", str(folder), "--preset", "acwc-2021").returncode == 0
+    fill_names_and_dates(folder, "qualification", registration=False)
+    players = [f"Entrant{i:02d}" for i in range(16)]
+    with (folder / "players.csv").open("a", encoding="utf-8") as f:
+        f.writelines(f"{p},{2000 - i}\n" for i, p in enumerate(players))
+    with (folder / "pairings.csv").open("a", encoding="utf-8") as f:
+        f.writelines(f"qualification,1,{a},{b},,,\n" for a, b in zip(players[0::2], players[1::2]))
+    proc = cli("check", "--config", str(folder / "tournament.toml"), env={**os.environ, "LICHESS_TOKEN": "lip_x"})
+    assert (proc.returncode, proc.stdout.splitlines(), proc.stderr) == (0, ["ok: 16 players, 8 pairings, 0 rulings"], "")
+
+
+def test_check_refuses_a_missing_replay_dataset(tmp_path: Path) -> None:
+    folder = tmp_path / "club"
+    assert cli("init", str(folder)).returncode == 0
+    fill_names_and_dates(folder)
+    write_ten_teams(folder)
+    path = folder / "tournament.toml"
+    path.write_text(set_key(path.read_text(encoding="utf-8"), "lichess", "replay_data", '"lichess"'), encoding="utf-8")
+    proc = cli("check", "--config", str(path))
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [f"error: tournament.toml key 'lichess.replay_data': {folder / 'lichess'}: expected a "
+                                        "folder of recorded Lichess data (users.ndjson, rating-history/, games.ndjson)"]
+
+
 def test_check_writes_nothing_and_opens_no_network(tmp_path: Path) -> None:
     """`check` on a complete folder, in a process where any socket connection, datagram or name
     lookup aborts (urllib3's import-time IPv6 probe binds a socket but sends nothing, so bind is
