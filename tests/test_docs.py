@@ -79,10 +79,10 @@ def test_every_key_of_the_repositorys_configs_is_documented() -> None:
 
 
 class _Blank(dict):  # type: ignore[type-arg]
-    """str.format_map that leaves unknown fields empty (the demo templates' placeholders)."""
+    """str.format_map that fills the demo templates' other placeholders with 0 (valid as a value)."""
 
     def __missing__(self, key: str) -> str:
-        return ""
+        return "0"
 
 
 # --------------------------------------------------------------------------- docs/token.md
