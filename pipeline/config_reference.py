@@ -24,7 +24,7 @@ PRESETS = ("team-swiss", "acwc-2021")
 
 # What a preset leaves to the TD, filled in only so that the loader reads every key once (one
 # allowed swap, so that its keys are read too). Never shown as a default.
-_PROBE: dict[str, Any] = {
+PROBE: dict[str, Any] = {
     "tournament": {"id": "probe"},
     "paths": {"teams": "teams.csv", "players": "players.csv", "pairings": "pairings.csv",
               "database": "out/probe.duckdb", "exports": "out/exports"},
@@ -49,6 +49,11 @@ def preset_document(preset: str) -> dict[str, Any]:
         return tomllib.load(f)
 
 
+def probe_document(preset: str) -> dict[str, Any]:
+    """The preset with what the TD must add (PROBE): a document the loader reads in full."""
+    return config._merge(preset_document(preset), PROBE)  # noqa: SLF001 (the loader's own merge)
+
+
 def keys_of(document: dict[str, Any], preset: str = "") -> list[config.KeySpec]:
     """Every key the loader reads for this (merged) document, in reading order."""
     with config.recording_keys() as keys:
@@ -60,12 +65,12 @@ def accepted_keys() -> list[str]:
     """The dotted keys the loader accepts, over both presets (``stages.<name>``, ``[]`` for array items)."""
     out: dict[str, None] = {}
     for preset in PRESETS:
-        for k in keys_of(config._merge(preset_document(preset), _PROBE), preset):  # noqa: SLF001
+        for k in keys_of(probe_document(preset), preset):
             out[k.key] = None
     return list(out)
 
 
-def _lookup(document: Any, dotted: str) -> Any:
+def lookup(document: Any, dotted: str) -> Any:
     for part in dotted.split("."):
         if not isinstance(document, dict) or part not in document:
             return ...
@@ -113,13 +118,13 @@ def _default(preset_doc: dict[str, Any], spec: config.KeySpec) -> str:
         rest = spec.key.removeprefix("stages.<name>.")
         cells = []
         for stage, body in preset_doc.get("stages", {}).items():
-            value = _lookup(body, rest)
+            value = lookup(body, rest)
             text = _parts(value) if rest == "parts" else show(spec.default if value is ... else value)
             cells.append((stage, text))
         if len({t for _, t in cells}) == 1:
             return cells[0][1]
         return "<br>".join(f"{stage}: {text}" for stage, text in cells)
-    value = _lookup(preset_doc, spec.key)
+    value = lookup(preset_doc, spec.key)
     return show(spec.default if value is ... else value)
 
 
@@ -128,7 +133,7 @@ def reference() -> list[Row]:
     rows: dict[str, Row] = {}
     for preset in PRESETS:
         doc = preset_document(preset)
-        for spec in keys_of(config._merge(doc, _PROBE), preset):  # noqa: SLF001
+        for spec in keys_of(probe_document(preset), preset):
             row = rows.setdefault(spec.key, Row(spec.key, spec.kind, spec.doc, {}))
             row.defaults.setdefault(preset, _default(doc, spec))
     return list(rows.values())

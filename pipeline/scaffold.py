@@ -104,7 +104,7 @@ def tournament_toml(preset: str) -> str:
     every other key with the preset's value (or the loader's default) in a comment."""
     doc = config_reference.preset_document(preset)
     kind = doc.get("tournament", {}).get("kind", "team")
-    specs = config_reference.keys_of(config._merge(doc, config_reference._PROBE), preset)  # noqa: SLF001
+    specs = config_reference.keys_of(config_reference.probe_document(preset), preset)
     first = {s.key: s for s in specs}  # one spec per key, in reading order
     must = dict(_SET_FIRST[kind])
     other = "ACWC-" if kind == "team" else "TEAM-"
@@ -128,7 +128,7 @@ def tournament_toml(preset: str) -> str:
         if key == "preset" or spec.kind == "table" or "[]" in key or key.startswith("stages"):
             continue
         table, name = key.rsplit(".", 1)
-        if spec.doc.startswith(other) and config_reference._lookup(doc, key) is ...:  # noqa: SLF001
+        if spec.doc.startswith(other) and config_reference.lookup(doc, key) is ...:
             continue
         lines = tables.setdefault(table, [])
         if key in must:
@@ -180,7 +180,7 @@ def _stage_tables(doc: dict[str, Any], first: dict[str, config.KeySpec], kind: s
 
 
 def _value(doc: dict[str, Any], key: str, spec: config.KeySpec) -> str:
-    value = config_reference._lookup(doc, key)  # noqa: SLF001
+    value = config_reference.lookup(doc, key)
     if value is ...:
         value = spec.default
     if value is None or value is ...:
