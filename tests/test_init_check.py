@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import config_reference
 from pipeline.config import load_config
 from pipeline.inputs import read_schedule, read_teams
 
