@@ -303,6 +303,32 @@ def demo(
     _say(f"run: antichess-td nightly --config {out / 'tournament.toml'}  (and {out / 'acwc' / 'tournament.toml'})")
 
 
+@app.command()
+def init(
+    folder: Annotated[Path, typer.Argument(help="The new tournament's folder (created if missing).", file_okay=False)],
+    preset: Annotated[str, typer.Option("--preset", help="The preset to start from: team-swiss or acwc-2021.")] = "team-swiss",
+) -> None:
+    """Start a tournament: a commented tournament.toml, the TD's CSV files with their headers and
+    CHECKLIST.md (what to fill in, in order). Never overwrites a file."""
+    from pipeline import scaffold
+
+    for path in scaffold.init(folder, preset):
+        _say(f"wrote {path}")
+    _say(f"next: fill them in as {folder / 'CHECKLIST.md'} says, then antichess-td check --config {folder / 'tournament.toml'}")
+
+
+@app.command()
+def check(config: ConfigOpt) -> None:
+    """Validate the config and every TD file (teams or players, pairings, overrides against both)
+    without fetching or writing anything: prints `ok: ...` (exit 0) or the first mistake (exit 2)."""
+    from pipeline import scaffold
+
+    summary, notes = scaffold.check(config)
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
+    _say(summary)
+
+
 def main() -> None:
     _setup_logging()
     try:

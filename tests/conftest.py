@@ -68,3 +68,13 @@ def default_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("default-demo") / "demo"
     build_season(out)
     return out
+
+
+@pytest.fixture(scope="session")
+def audited(default_demo: Path) -> dict[str, Path]:
+    """Both events of the default demo ingested (from the in-process replay server), scored and
+    audited as of 2026-11-29 in one recorded run each, once per pytest run; returns their published
+    databases by name (team, acwc). The audit tests and the docs' SQL examples read them."""
+    from demo_audit import audit_demo
+
+    return audit_demo(default_demo)

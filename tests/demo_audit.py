@@ -6,12 +6,13 @@ tests/test_demo_seeds.py (other seeds)."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as dt
 from pathlib import Path
 
 import duckdb
 
-from pipeline import run
+from pipeline import run, runs
 from pipeline.config import load_config
 
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
@@ -21,17 +22,26 @@ Finding = tuple[str, str, str, str]   # rule_id, severity, subject, team ('' for
 
 
 def audit_demo(demo: Path) -> dict[str, Path]:
-    """Both demo events ingested (from the in-process replay server), scored and audited; their databases."""
+    """Both demo events ingested (from the in-process replay server), scored and audited as of NOW
+    in one recorded run each, as `nightly` does (the runs record, then publish); returns their
+    published databases by name (team, acwc)."""
     dbs = {}
     for name, cfg_path in (("team", demo / "tournament.toml"), ("acwc", demo / "acwc" / "tournament.toml")):
         cfg = load_config(cfg_path)
         inputs = run.read_inputs(cfg)
-        with run.lichess_base_url(cfg) as base_url:
-            run.ingest_stage(cfg, inputs, base_url, NOW)
-        run.score_stage(cfg, inputs, NOW)
-        report = run.audit_stage(cfg, inputs, NOW)
+        with runs.recorded(cfg, "nightly", NOW) as record:
+            record.stage("ingest")
+            with run.lichess_base_url(record.work) as base_url:
+                summary = run.ingest_stage(record.work, inputs, base_url, NOW).summary()
+            record.done("ingest", runs.ingest_counts(summary), requests=summary["requests"], warnings=summary["warnings"])
+            record.stage("score")
+            scored = run.score_stage(record.work, inputs, NOW)
+            record.done("score", dataclasses.asdict(scored), warnings=scored.notes)
+            record.stage("audit")
+            report = run.audit_stage(record.work, inputs, NOW)
+            record.done("audit", report.summary(), warnings=report.notes)
         assert report.csv_path == cfg.paths.exports / "audit_findings.csv"
-        dbs[name] = cfg.paths.database
+        dbs[name] = cfg.paths.database  # the published snapshot
     return dbs
 
 

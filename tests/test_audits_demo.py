@@ -6,7 +6,7 @@ connection with another session time zone, gives exactly its rows of audit_findi
 demo's seeds follow ACWC-SEED-1. And the CLI: `antichess-td audit` prints the findings grouped
 by rule, writes audit_findings.csv, and `--fail-on-findings` exits 1 with errors, 0 without.
 
-The demo is scored and audited once per session (the shared default_demo of conftest)."""
+The demo is scored and audited once per session (the shared `audited` fixture of conftest)."""
 
 from __future__ import annotations
 
@@ -19,14 +19,8 @@ import duckdb
 import pytest
 
 from audit_world import World
-from demo_audit import audit_demo, errors_not_planted, findings, planted_audit_rows, planted_not_found, rows, trap_findings
+from demo_audit import errors_not_planted, findings, planted_audit_rows, planted_not_found, rows, trap_findings
 from pipeline import store
-
-
-@pytest.fixture(scope="session")
-def audited(default_demo: Path) -> dict[str, Path]:
-    """Both demo events ingested (from the in-process replay server), scored and audited."""
-    return audit_demo(default_demo)
 
 
 def test_every_planted_audit_violation_is_found(default_demo: Path, audited: dict[str, Path]) -> None:
