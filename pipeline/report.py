@@ -152,11 +152,11 @@ def _score(a: float, b: float) -> str:
 
 
 def _result(m: dict[str, Any]) -> str:
-    if m["outcome"] == "pending":
-        return "pending"
-    if m["outcome"] == "draw":
-        return "draw"
-    return f"{exports.markdown_cell(m['winner'])} wins"
+    """``X wins`` for a decided match, else its outcome as the team_matches view says it (draw,
+    pending, ...)."""
+    if m["outcome"] in ("a", "b") and m["winner"]:
+        return f"{exports.markdown_cell(m['winner'])} wins"
+    return exports.markdown_cell(m["outcome"])
 
 
 def match_line(m: dict[str, Any], label: str = "") -> str:

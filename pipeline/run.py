@@ -26,10 +26,10 @@ from typing import Any
 import polars as pl
 
 from pipeline import audits, bracket, exports, ingest, lichess, linking, replay, scoring, standings, store, verify
-from pipeline.report import round_post, write_findings, write_results, write_standings
 from pipeline.config import Config
 from pipeline.errors import InputError
 from pipeline.inputs import Bye, Override, Pairing, Roster, read_overrides, read_roster, read_schedule
+from pipeline.report import round_post, write_findings, write_results, write_standings
 
 log = logging.getLogger(__name__)
 
