@@ -140,7 +140,7 @@ def ingest(config: ConfigOpt, now: NowOpt = None) -> None:
 @app.command()
 def score(config: ConfigOpt, now: NowOpt = None) -> None:
     """Link games to pairings, score parts, boards and matches, and rank (no fetching; working
-    database, published at the end, so a TD sees a re-run round at once)."""
+    database, published at the end, so a TD sees a re-run round at once); rewrite the exports."""
     from dataclasses import asdict
 
     from pipeline import run, runs
@@ -152,12 +152,26 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
         record.stage("score")
         report = run.score_stage(record.work, inputs, at)
         record.done("score", asdict(report), warnings=report.notes)
+        exported = _refresh_exports(record)
     _say(f"score: {report.match_games} match games ({report.counted_games} counted), {report.team_matches} matches "
          f"({report.rescored_rounds} rounds scored again: the others' inputs had not changed); "
          f"{report.verified} new games verified, {report.mismatches} disagree")
     for note in report.notes:
         _say(f"note: {note}")
+    _say(exported)
     _say(runs.summary_line(record.run_id, cfg.paths.database))
+
+
+def _refresh_exports(record: Any) -> str:
+    """After score or audit: every export rewritten from the working database about to be
+    published (standings, results, round posts, findings, charts), so the files show a ruling as
+    soon as the database does. Returns the line for the terminal."""
+    from pipeline import run
+
+    record.stage("export")
+    written = run.export_stage(record.work)
+    record.done("export", {"files": len(written)})
+    return f"exports: {len(written)} files refreshed in {record.config.paths.exports}"
 
 
 @app.command()
@@ -167,7 +181,8 @@ def audit(
     fail_on_findings: Annotated[bool, typer.Option("--fail-on-findings", help="Exit with code 1 when any audit finds an error.")] = False,
 ) -> None:
     """Re-check eligibility, team composition, the board-4 cap, conduct and seeding (sql/audits); print
-    the findings grouped by rule and write audit_findings.csv (working database, published at the end)."""
+    the findings grouped by rule and rewrite the exports, audit_findings.csv among them (working database,
+    published at the end)."""
     from pipeline import run, runs
     from pipeline.console import audit_summary
 
@@ -178,8 +193,10 @@ def audit(
         record.stage("audit")
         report = run.audit_stage(record.work, inputs, at)
         record.done("audit", report.summary(), warnings=report.notes)
+        exported = _refresh_exports(record)
     for line in audit_summary(report):
         _say(line)
+    _say(exported)
     _say(runs.summary_line(record.run_id, cfg.paths.database))
     if fail_on_findings and report.errors:
         raise typer.Exit(1)

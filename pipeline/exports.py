@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import contextlib
 import os
-import tempfile
-from collections.abc import Iterable, Sequence
+import secrets
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,22 +40,32 @@ def cell(value: Any) -> str:
     return neutralise(str(value))
 
 
-def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
-    """Write atomically (temp file + rename) so a reader never sees half a file."""
+@contextlib.contextmanager
+def _atomic(path: Path) -> Iterator[int]:
+    """A file descriptor on a new temp file next to `path`, renamed over `path` when the block ends
+    (a reader never sees half a file), removed if it fails. The temp file is created like any new
+    file (mode 0666 less the umask: 0644 under umask 022), not 0600 as ``tempfile.mkstemp`` makes
+    it, so the exports TDs share are as readable as the charts beside them."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    n = 0
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(columns)
-            for row in rows:
-                w.writerow([cell(v) for v in row])
-                n += 1
+        yield fd
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+
+
+def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
+    """Write atomically (temp file + rename) so a reader never sees half a file."""
+    n = 0
+    with _atomic(path) as fd, os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(columns)
+        for row in rows:
+            w.writerow([cell(v) for v in row])
+            n += 1
     return n
 
 
@@ -72,12 +83,5 @@ def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> lis
 
 def write_text(path: Path, text: str) -> None:
     """Atomically, like write_csv."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with _atomic(path) as fd, os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)

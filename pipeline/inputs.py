@@ -109,6 +109,8 @@ def _rows(path: Path, required: tuple[str, ...], optional: tuple[str, ...]) -> I
             raise InputError(path, "line 1", f"column {h!r} appears twice in the header")
         seen.add(h)
     missing = [c for c in required if c not in header]
+    if missing and len(header) == 1:
+        _check_separator(path, text.splitlines()[0], required + optional)
     if missing:
         raise InputError(path, "line 1", f"missing column {missing[0]!r}: expected columns {', '.join(required + optional)}")
     unknown = [h for h in header if h not in required + optional]
@@ -121,6 +123,19 @@ def _rows(path: Path, required: tuple[str, ...], optional: tuple[str, ...]) -> I
         if len(row) != len(header):
             raise InputError(path, f"line {line}", f"{len(row)} fields: expected {len(header)} ({', '.join(header)})")
         yield line, {h: cell.strip() for h, cell in zip(header, row)}
+
+
+SEPARATORS = {";": "';'", "\t": "tabs"}
+
+
+def _check_separator(path: Path, first_line: str, expected: tuple[str, ...]) -> None:
+    """A header read as one column that another separator splits: a spreadsheet set to a locale
+    whose CSV uses ';' (or a tab-separated export). Say so, and the fix, instead of the first
+    missing column."""
+    for sep, name in SEPARATORS.items():
+        if len(first_line.split(sep)) > 1:
+            raise InputError(path, "line 1", f"the columns are separated by {name}: save the file as CSV with "
+                                             f"commas between the columns (expected columns {', '.join(expected)})")
 
 
 def _username(path: Path, line: int, value: str, column: str) -> str:

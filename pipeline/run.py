@@ -29,6 +29,7 @@ from pipeline import audits, bracket, exports, ingest, lichess, linking, replay,
 from pipeline.config import Config
 from pipeline.errors import InputError
 from pipeline.inputs import Bye, Override, Pairing, Roster, read_overrides, read_roster, read_schedule
+from pipeline.report import round_post, write_findings, write_results, write_standings
 
 log = logging.getLogger(__name__)
 
@@ -373,10 +374,7 @@ def audit_stage(config: Config, inputs: Inputs, now: dt.datetime) -> audits.Audi
         report.findings = audits.read_findings(con)
     finally:
         con.close()
-    path = config.paths.exports / "audit_findings.csv"
-    exports.write_csv(path, store.FINDING_COLUMNS + ("audit",),
-                      ([getattr(f, c) for c in store.FINDING_COLUMNS + ("audit",)] for f in report.findings))
-    report.csv_path = path
+    report.csv_path = write_findings(config.paths.exports / "audit_findings.csv", report.findings)
     return report
 
 
@@ -390,34 +388,30 @@ def verify_new_games(con: Any, now: dt.datetime, report: ScoreReport) -> None:
     report.mismatches += sum(v.verdict in ("mismatch", "unreadable") for v in verdicts)
 
 
-STANDINGS_COLUMNS = ("stage", "after_round", "rank", "entrant", "matches_played", "byes", "match_points", "points_scored",
-                     "points_conceded", "points_difference", "median_buchholz", "cumulative", "seed_rating")
-
-
 def export_stage(config: Config) -> list[Path]:
     """Per stage: standings_<stage>.csv (the table after the latest round), results_<stage>.csv
     (one row per board match: parts, totals, game links) and a Markdown post per round
     (round_<n>.md for the first stage, round_<stage>_<n>.md for the others, since every stage
-    numbers its rounds from 1)."""
+    numbers its rounds from 1); audit_findings.csv once an audit has run (findings read what
+    scoring wrote: a ruling can change them). What is in each file: pipeline/report.py."""
     written = []
     con = store.connect(config.paths.database, read_only=True)
     try:
         for i, stage in enumerate(config.stages):
             df = store.query(con, "queries/standings_latest", [stage.name])
             if df.height:
-                path = config.paths.exports / f"standings_{stage.name}.csv"
-                columns = STANDINGS_COLUMNS + (("kashdan",) if "kashdan" in stage.tiebreaks else ())
-                exports.write_csv(path, columns, df.select(columns).iter_rows())
-                written.append(path)
+                written.append(write_standings(config.paths.exports / f"standings_{stage.name}.csv", stage, df))
             boards = store.query(con, "queries/board_results_of_stage", [stage.name])
             if boards.height == 0:
                 continue
-            written.append(_export_results(config, stage, boards))
+            written.append(write_results(config.paths.exports / f"results_{stage.name}.csv", stage, boards))
             for (rnd,) in store.query(con, "queries/rounds_of_stage", [stage.name]).iter_rows():
                 name = f"round_{rnd}.md" if i == 0 else f"round_{stage.name}_{rnd}.md"
                 path = config.paths.exports / name
-                exports.write_text(path, _round_post(con, config, stage, rnd))
+                exports.write_text(path, round_post(con, config, stage, rnd, boards))
                 written.append(path)
+        if store.query(con, "queries/audit_has_run").item():
+            written.append(write_findings(config.paths.exports / "audit_findings.csv", audits.read_findings(con)))
         written += write_cap_charts(config, con)
         rows, notes = next_knockout_pairings(config, con) if config.kind == "team" else next_acwc_pairings(config, con)
         for note in notes:
@@ -562,46 +556,3 @@ def next_acwc_pairings(config: Config, con: Any) -> tuple[list[tuple[str, int, s
         pairs = bracket.final_and_bronze([(m["team_a"], m["team_b"], m["winner"]) for m in done if m["round"] == 1])
         return [(kos[1].name, 1, a, b) for a, b in pairs], []
     return [], []
-
-
-def _export_results(config: Config, stage: Any, boards: Any) -> Path:
-    parts = [str(p.time_control) for p in stage.parts]
-    columns = ["stage", "round", "board", "team_a", "team_b", "player_a", "player_b"]
-    columns += [f"{tc} {side}" for tc in parts for side in ("a", "b")]
-    columns += ["total a", "total b", "games_played", "games_due", "override", "game_links"]
-    rows: dict[tuple, dict[str, Any]] = {}
-    for r in boards.iter_rows(named=True):
-        key = (r["round"], r["team_a"], r["board"])
-        row = rows.setdefault(key, {"stage": r["stage"], "round": r["round"], "board": r["board"], "team_a": r["team_a"],
-                                    "team_b": r["team_b"], "player_a": r["player_a"], "player_b": r["player_b"]})
-        label = "total" if r["part"] == "total" else r["part"]
-        row[f"{label} a"], row[f"{label} b"] = r["a_points"], r["b_points"]
-        if r["part"] == "total":
-            row.update(games_played=r["games_played"], games_due=r["games_due"], override=r["override"],
-                       game_links=r["game_links"] or "")
-    path = config.paths.exports / f"results_{stage.name}.csv"
-    exports.write_csv(path, columns, ([row.get(c) for c in columns] for row in rows.values()))
-    return path
-
-
-def _round_post(con: Any, config: Config, stage: Any, rnd: int) -> str:
-    """A round's pairings, results and standings, ready to paste into a Lichess forum post."""
-    lines = [f"## {config.name} — {stage.name}, round {rnd}", ""]
-    matches = store.query(con, "queries/team_matches_of_round", [stage.name, rnd])
-    lines += exports.markdown_table(
-        ["A", "score", "B", "result", "note"],
-        ([m["team_a"], f"{m['a_points']:g} – {m['b_points']:g}", m["team_b"],
-          m["outcome"] if m["outcome"] in ("pending", "unplayed") else ("draw" if m["outcome"] == "draw" else f"{m['winner']} wins"),
-          "; ".join(x for x in (m["override"], m["tiebreak"]) if x)] for m in matches.iter_rows(named=True)))
-    bye_names = {"pab": "pairing-allocated bye", "full": "full-point bye", "half": "half-point bye", "zero": "zero-point bye"}
-    byes = store.query(con, "queries/byes_of_round", [stage.name, rnd])
-    if byes.height:
-        lines += [""] + [f"Bye: {exports.markdown_cell(r['entrant'])} ({bye_names[r['kind']]})" for r in byes.iter_rows(named=True)]
-    table = store.query(con, "queries/standings_after", [stage.name, rnd])
-    if table.height and stage.kind == "swiss":
-        lines += ["", f"### Standings after round {rnd}", ""]
-        lines += exports.markdown_table(
-            ["#", "entrant", "MP", "scored", "conceded", "diff", "MB"],
-            ([r["rank"], r["entrant"], r["match_points"], r["points_scored"], r["points_conceded"], r["points_difference"],
-              r["median_buchholz"]] for r in table.iter_rows(named=True)))
-    return "\n".join(lines) + "\n"

@@ -139,6 +139,23 @@ CASES = [
          "disqualify, substitute, replace"),
     Case("overrides_missing_reason", "overrides.csv", text(OVR + "swiss,1,Amir,forfeit,,\n"),
          "overrides.csv line 2: forfeit without a reason: expected the TD's reason (it is shown with the result)"),
+    # a spreadsheet whose locale writes ';' (or a tab-separated export): the separator and the fix
+    Case("teams_semicolons", "teams.csv", lambda t: t.replace(",", ";"),
+         "teams.csv line 1: the columns are separated by ';': save the file as CSV with commas between the columns "
+         "(expected columns team, player, board, title, captain)"),
+    Case("teams_semicolons_with_bom", "teams.csv", text(""),
+         "teams.csv line 1: the columns are separated by ';': save the file as CSV with commas between the columns "
+         "(expected columns team, player, board, title, captain)",
+         binary=b"\xef\xbb\xbf" + TEAMS.replace(",", ";").replace("\n", "\r\n").encode("utf-8")),
+    Case("teams_tabs", "teams.csv", lambda t: t.replace(",", "\t"),
+         "teams.csv line 1: the columns are separated by tabs: save the file as CSV with commas between the columns "
+         "(expected columns team, player, board, title, captain)"),
+    Case("pairings_semicolons", "pairings.csv", lambda t: t.replace(",", ";"),
+         "pairings.csv line 1: the columns are separated by ';': save the file as CSV with commas between the columns "
+         "(expected columns stage, round, a, b, window_start, window_end, bye)"),
+    Case("overrides_semicolons", "overrides.csv", text(OVR.replace(",", ";") + "swiss;1;Amir;forfeit;;no show\n"),
+         "overrides.csv line 1: the columns are separated by ';': save the file as CSV with commas between the columns "
+         "(expected columns stage, round, subject, action, value, reason)"),
     # the command line
     Case("now_does_not_parse", "pairings.csv", lambda t: t, "--now: 'yesterday': expected a UTC time such as 2026-10-06T03:00:00Z",
          extra_args=("--now", "yesterday")),

@@ -93,7 +93,7 @@ def test_nightly_cli_writes_standings_csv_with_hand_computed_numbers(skeleton: P
         ["12", "0", "0", "12", "4", "4", "16", "16"]
     assert r["game_links"].split() == [f"https://lichess.org/R1ab1g0{i}" for i in (1, 2, 3, 4)]
     post = (skeleton.parent / "out" / "exports" / "round_2.md").read_text(encoding="utf-8")
-    assert "| Alphas | 26 – 38 | Gammas | Gammas wins |  |" in post and "| 1 | Alphas | 2 | 71 | 57 | 14 | 0 |" in post
+    assert "### Alphas 26 – 38 Gammas: Gammas wins\n" in post and "| 1 | Alphas | 2 | 71 | 57 | 14 | 0 |" in post
 
     con = duckdb.connect(str(skeleton.parent / "out" / "skeleton.duckdb"), read_only=True)
     try:

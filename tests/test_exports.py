@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -38,3 +40,18 @@ def test_markdown_cells_are_neutralised_and_escaped() -> None:
 
     lines = markdown_table(["team", "diff"], [("=HYPERLINK(1)|x", -6.0)])
     assert lines == ["| team | diff |", "|---|---|", "| '=HYPERLINK(1)\\|x | -6 |"]
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o027, 0o640), (0o002, 0o664)])
+def test_exports_get_the_usual_permissions_under_the_umask(tmp_path: Path, umask: int, mode: int) -> None:
+    """Contract 6: a CSV or Markdown export is created like any new file (0666 less the umask),
+    as readable as the charts beside it, not 0600 as a bare temp file would leave it."""
+    from pipeline.exports import write_text
+
+    old = os.umask(umask)
+    try:
+        write_csv(tmp_path / "s.csv", ("a",), [("x",)])
+        write_text(tmp_path / "round_1.md", "# r1\n")
+    finally:
+        os.umask(old)
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()} == {"s.csv": mode, "round_1.md": mode}

@@ -329,6 +329,23 @@ def test_players_header_only(tmp_path: Path) -> None:
     assert str(exc.value) == "players.csv line 2: no players: expected at least one row"
 
 
+def test_players_semicolon_separated_names_the_separator_and_the_fix(tmp_path: Path) -> None:
+    """Contract 5: what a spreadsheet in a ';' locale writes (here with its BOM) is refused with the fix."""
+    path = tmp_path / "players.csv"
+    path.write_bytes("\ufeffplayer;seed_rating\r\nAntiLux99;2301\r\n".encode("utf-8"))
+    with pytest.raises(InputError) as exc:
+        read_players(path)
+    assert str(exc.value) == ("players.csv line 1: the columns are separated by ';': save the file as CSV with commas "
+                              "between the columns (expected columns player, seed_rating)")
+
+
+def test_players_one_column_file_is_not_taken_for_another_separator(tmp_path: Path) -> None:
+    """A players.csv with only its required column is comma-separated as it stands."""
+    path = tmp_path / "players.csv"
+    path.write_text("player\nAntiLux99\n", encoding="utf-8")
+    assert read_players(path).entrants == ("antilux99",)
+
+
 # --------------------------------------------------------------------------- pairings.csv
 
 
