@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import io
 import os
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -46,10 +47,18 @@ def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]])
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(columns)
+            line = io.StringIO()
+            w = csv.writer(line)  # its \r\n terminator makes it quote a cell with \r or \n in it
+
+            def put(cells: Sequence[str]) -> None:
+                line.seek(0)
+                line.truncate()
+                w.writerow(cells)
+                f.write(line.getvalue()[:-2] + "\n")  # LF line ends (contract 6)
+
+            put(columns)
             for row in rows:
-                w.writerow([cell(v) for v in row])
+                put([cell(v) for v in row])
                 n += 1
         os.replace(tmp, path)
     except BaseException:
