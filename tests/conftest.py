@@ -68,3 +68,26 @@ def default_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("default-demo") / "demo"
     build_season(out)
     return out
+
+
+@pytest.fixture(scope="session")
+def audited(default_demo: Path) -> dict[str, Path]:
+    """Both default demo events ingested (from the in-process replay server), scored and audited
+    as of 2026-11-29, once per run; their databases by event ("team", "acwc")."""
+    import datetime as dt
+
+    from pipeline import run
+    from pipeline.config import load_config
+
+    now = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
+    dbs = {}
+    for name, cfg_path in (("team", default_demo / "tournament.toml"), ("acwc", default_demo / "acwc" / "tournament.toml")):
+        cfg = load_config(cfg_path)
+        inputs = run.read_inputs(cfg)
+        with run.lichess_base_url(cfg) as base_url:
+            run.ingest_stage(cfg, inputs, base_url, now)
+        run.score_stage(cfg, inputs, now)
+        report = run.audit_stage(cfg, inputs, now)
+        assert report.csv_path == cfg.paths.exports / "audit_findings.csv"
+        dbs[name] = cfg.paths.database
+    return dbs

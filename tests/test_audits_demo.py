@@ -6,12 +6,11 @@ connection with another session time zone, gives exactly its rows of audit_findi
 demo's seeds follow ACWC-SEED-1. And the CLI: `antichess-td audit` prints the findings grouped
 by rule, writes audit_findings.csv, and `--fail-on-findings` exits 1 with errors, 0 without.
 
-The demo is scored and audited once per session (the shared default_demo of conftest)."""
+The demo is scored and audited once per session (conftest's shared default_demo and audited)."""
 
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import subprocess
 import sys
 from pathlib import Path
@@ -20,27 +19,9 @@ import duckdb
 import pytest
 
 from audit_world import World
-from pipeline import run, store
-from pipeline.config import load_config
+from pipeline import store
 
-NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 AUDIT_RULES = ("TEAM-ELIG-", "TEAM-COMP-", "TEAM-CAP-", "TEAM-CONDUCT-", "ACWC-ELIG-", "ACWC-SEED-", "ACWC-CONDUCT-")
-
-
-@pytest.fixture(scope="session")
-def audited(default_demo: Path) -> dict[str, Path]:
-    """Both demo events ingested (from the in-process replay server), scored and audited."""
-    dbs = {}
-    for name, cfg_path in (("team", default_demo / "tournament.toml"), ("acwc", default_demo / "acwc" / "tournament.toml")):
-        cfg = load_config(cfg_path)
-        inputs = run.read_inputs(cfg)
-        with run.lichess_base_url(cfg) as base_url:
-            run.ingest_stage(cfg, inputs, base_url, NOW)
-        run.score_stage(cfg, inputs, NOW)
-        report = run.audit_stage(cfg, inputs, NOW)
-        assert report.csv_path == cfg.paths.exports / "audit_findings.csv"
-        dbs[name] = cfg.paths.database
-    return dbs
 
 
 def rows(path: Path) -> list[dict[str, str]]:
