@@ -16,7 +16,7 @@ Pure: takes standings and match results, returns pairings as (a, b) tuples in br
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -241,14 +241,16 @@ def knockout_roles(stages: Sequence[StageResult]) -> dict[tuple[str, int, str], 
 
 
 def _score(t: _Tie, side: str) -> str:
+    """`side`'s score in the tie's deciding match, then the other's, and what decided a level one."""
     m = t.deciding
     mine, theirs = (m.a_points, m.b_points) if side == m.a else (m.b_points, m.a_points)
     level = f", level on points, decided by {m.decided_by}" if m.decided_by and m.a_points == m.b_points else ""
     return f"{mine:g}–{theirs:g}{level}"
 
 
-def placings(stages: Sequence[StageResult]) -> list[Placing]:
-    """The event's final order (`stages` in the config's order), best first.
+def placings(stages: Sequence[StageResult], names: Mapping[str, str] | None = None) -> list[Placing]:
+    """The event's final order (`stages` in the config's order), best first; `names`: how to
+    write an entrant in the `how` texts (display names; the entrant itself when missing).
 
     From the bracket: the final's winner 1st, its loser 2nd, the bronze match's winner 3rd, its
     loser 4th; the losers of each earlier knockout round share the next places, in the order of
@@ -257,6 +259,9 @@ def placings(stages: Sequence[StageResult]) -> list[Placing]:
     round robin by pool place, then match points, then points scored, then pool number. Entrants
     equal on that order share a place. A place not decided yet is None (the entrants who can still
     reach it keep their slots), so the places below are final as soon as they are."""
+    def name(e: str | None) -> str:
+        return (names or {}).get(e or "", e or "")
+
     tables = [s for s in stages if s.kind != "knockout"]
     position = {s.name: i for i, s in enumerate(tables)}
     rows = {s.name: {r.entrant: r for r in s.table} for s in tables}
@@ -298,27 +303,27 @@ def placings(stages: Sequence[StageResult]) -> list[Placing]:
     in_bracket: set[str] = {e for t in (rounds[0] if rounds else []) for e in (t.a, t.b)}
     if final is not None:
         earlier = rounds[:-2] if bronze is not None else rounds[:-1]
-        for tie, name in ((final, "final"), (bronze, "bronze match")):
+        for tie, label in ((final, "final"), (bronze, "bronze match")):
             if tie is None:
                 continue
             if tie.winner is None:
-                add([tie.a, tie.b], tie.stage, {e: f"plays the {name}" for e in (tie.a, tie.b)}, False)
+                add([tie.a, tie.b], tie.stage, {e: f"plays the {label}" for e in (tie.a, tie.b)}, False)
                 continue
             w, lo = tie.winner, tie.loser
             assert lo is not None
-            add([w], tie.stage, {w: f"won the {name} v {lo}, {_score(tie, w)}"}, True)
-            add([lo], tie.stage, {lo: f"lost the {name} v {w}, {_score(tie, lo)}"}, True)
+            add([w], tie.stage, {w: f"won the {label} v {name(lo)}, {_score(tie, w)}"}, True)
+            add([lo], tie.stage, {lo: f"lost the {label} v {name(w)}, {_score(tie, lo)}"}, True)
     elif rounds:
         last = rounds[-1]
         earlier = rounds[:-1]
-        name = _round_name(len(last))
+        label = _round_name(len(last))
         if all(t.winner for t in last):
             winners = [t.winner for t in last if t.winner]
-            add(winners, last[0].stage, {e: f"won the {name}: plays the next round" for e in winners}, False)
+            add(winners, last[0].stage, {e: f"won the {label}: plays the next round" for e in winners}, False)
             earlier = rounds
         else:
             alive = [e for t in last for e in (t.a, t.b)]
-            add(alive, last[0].stage, {e: f"plays the {name}" for e in alive}, False)
+            add(alive, last[0].stage, {e: f"plays the {label}" for e in alive}, False)
     else:
         earlier = []
     for ties in reversed(earlier):
@@ -326,12 +331,12 @@ def placings(stages: Sequence[StageResult]) -> list[Placing]:
         if not losers:
             continue
         lo, hi = next_place, next_place + len(losers) - 1
-        name = _round_name(len(ties))
+        label = _round_name(len(ties))
         how = {}
         for t in ties:
             w, loser = t.winner, t.loser
             assert w is not None and loser is not None
-            how[loser] = f"lost the {name} v {w}, {_score(t, loser)}; places {lo}–{hi} by {order_text(loser)}"
+            how[loser] = f"lost the {label} v {name(w)}, {_score(t, loser)}; places {lo}–{hi} by {order_text(loser)}"
         add(losers, ties[0].stage, how, True)
     later = set(in_bracket)
     for i in range(len(tables) - 1, -1, -1):

@@ -549,7 +549,8 @@ def proposal_rows(con: Any, config: Config, pairs: list[tuple[str, int, str, str
     """Proposed pairings as rows of the TD's pairings.csv, to append as they are: its columns in its
     order (all of PAIRINGS_COLUMNS when it has no header yet), each row with its round's window —
     the stage's own (first_round_start, TEAM-FMT-3) when the config sets one, else the weeks
-    (round_days) after the latest window paired so far. When that window cannot be left to the
+    (round_days) after the latest round paired so far (its earliest window end: one extended
+    match does not move it). When that window cannot be left to the
     stage's default and pairings.csv has no window columns, the proposal has every column (a note
     says to add them to pairings.csv)."""
     last = store.query(con, "queries/last_window_end").item()
@@ -615,7 +616,9 @@ def _decided_by(match: dict[str, Any]) -> str:
 
 def write_placings(con: Any, config: Config) -> None:
     """scored_placings: the event's final order from the bracket (bracket.placings), rewritten whole."""
-    rows = [{"position": i, **dataclasses.asdict(p)} for i, p in enumerate(bracket.placings(stage_results(con, config)), 1)]
+    names = dict(store.query(con, "queries/entrant_names").iter_rows())
+    rows = [{"position": i, **dataclasses.asdict(p)}
+            for i, p in enumerate(bracket.placings(stage_results(con, config), names), 1)]
     with store.transaction(con):
         store.replace_where(con, "scored_placings", {}, rows)
 

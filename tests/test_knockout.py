@@ -205,6 +205,26 @@ def test_a_proposal_has_the_columns_of_the_tds_pairings_csv(tmp_path) -> None:
     assert append_and_read_back(cfg, data) == [("knockout", 1, "T01", "T04", *week), ("knockout", 1, "T02", "T03", *week)]
 
 
+def test_team_fmt_3_an_extended_match_does_not_move_the_proposed_window(tmp_path) -> None:
+    """TEAM-FMT-3: the TD extended one match of Swiss round 7 to 2026-10-23; the round still ends
+    2026-10-20, so the knockout's proposed week is 2026-10-20 to 2026-10-27."""
+    from pipeline import run, store
+
+    cfg = ten_team_world(tmp_path)
+    lines = cfg.paths.pairings.read_text(encoding="utf-8").splitlines()
+    i = next(i for i, ln in enumerate(lines) if ln.startswith("swiss,7,"))
+    lines[i] = lines[i].replace(",,,", ",2026-10-13T00:00:00Z,2026-10-23T00:00:00Z,")
+    cfg.paths.pairings.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    con = store.connect(cfg.paths.database)
+    try:
+        run.write_td_inputs(con, run.read_inputs(cfg))
+    finally:
+        con.close()
+    data = proposal(cfg)
+    assert data is not None
+    assert data.decode().splitlines()[1] == "knockout,1,T01,T04,2026-10-20T00:00:00Z,2026-10-27T00:00:00Z,"
+
+
 def test_team_fmt_1_sixteen_to_sixty_three_teams_size_the_bracket() -> None:
     """TEAM-FMT-1: 10-15 teams → 1 knockout round before the final stage, 16-31 → 2, 32-63 → 3."""
     from pipeline.bracket import knockout_rounds

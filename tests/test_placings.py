@@ -132,6 +132,9 @@ def test_acwc_placings_final_third_place_candidates_qualification() -> None:
     assert how["a2"] == "won the final v a1, 7–5"
     assert how["b3"] == "candidates pool 2 place 3, 3 match points, 27 points; not in the semifinals"
     assert how["q1"] == "qualification rank 5; not in the candidates"
+    # the texts name opponents by display name (the Lichess username) where one is known
+    named = {p.entrant: p.how for p in bracket.placings(stages, {"a1": "AlphaOne"})}
+    assert named["a2"] == "won the final v AlphaOne, 7–5"
 
 
 # --------------------------------------------------------------------------- a hand-built world in DuckDB
