@@ -70,6 +70,8 @@ def _summary(result: dict[str, Any]) -> None:
          f"{sc['verified']} new games verified, {sc['mismatches']} disagree (see match_games.verdict)")
     for note in sc.get("notes", []):
         _say(f"note: {note}")
+    for problem in sc.get("errors", []):
+        _say(f"error: {problem}")
     au = result["audit"]
     _say(f"audit: {au['findings']} findings: {au['errors']} errors, {au['warnings']} warnings, {au['info']} info "
          f"(antichess-td audit lists them; {au['csv']})")
@@ -158,6 +160,8 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
          f"{report.verified} new games verified, {report.mismatches} disagree")
     for note in report.notes:
         _say(f"note: {note}")
+    for problem in report.errors:
+        _say(f"error: {problem}")
     _say(exported)
     _say(runs.summary_line(record.run_id, cfg.paths.database))
 

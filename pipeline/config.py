@@ -78,6 +78,9 @@ class Stage:
     advance: int | None = None        # ACWC-Q-3: the top N advance (plus one per absent previous finalist)
     pab_points_scored: float | None = None  # a pairing-allocated bye's points scored (None: the winning total)
     kashdan: tuple[float, float, float] = (4.0, 2.0, 1.0)  # Kashdan tiebreak: points per match won, drawn, lost
+    # False: the config does not set `rounds`; a team event's knockout bracket then has as many
+    # rounds as TEAM-FMT-1's qualifiers call for (run.bracket_size; `rounds` here is a stand-in)
+    rounds_given: bool = True
 
     @property
     def board_max_points(self) -> float:
@@ -652,7 +655,10 @@ def _kashdan(s: _Table) -> tuple[float, float, float]:
 
 def _build_stage(s: _Table, name: str) -> Stage:
     kind = s.choice("kind", ("swiss", "round_robin", "knockout"), doc="How the stage pairs and ranks.")
-    rounds = s.int_("rounds", 1, minimum=1, maximum=99, doc="Rounds of the stage (pairings.csv rounds run 1..rounds).")
+    rounds_given = "rounds" in s.data
+    rounds = s.int_("rounds", 1, minimum=1, maximum=99,
+                    doc="Rounds of the stage (pairings.csv rounds run 1..rounds). A TEAM knockout left unset follows the "
+                        "teams (TEAM-FMT-1: 10-15 teams -> 1 round, 16-31 -> 2, 32-63 -> 3).")
     raw_parts = s.raw("parts", ..., "list of tables",
                       "TEAM-SCORE-1: the parts of a board match, in playing order: clock, games, points per win and draw.")
     if not isinstance(raw_parts, list) or not raw_parts:
@@ -709,6 +715,7 @@ def _build_stage(s: _Table, name: str) -> Stage:
         advance=s.int_("advance", None, minimum=1,
                        doc="ACWC-Q-3: the top N advance, plus one per previous finalist not named."),
         kashdan=_kashdan(s),
+        rounds_given=rounds_given,
     )
     s.done()
     return stage

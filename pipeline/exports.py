@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import contextlib
+import io
 import os
 import secrets
 from collections.abc import Iterable, Iterator, Sequence
@@ -58,13 +59,21 @@ def _atomic(path: Path) -> Iterator[int]:
 
 
 def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
-    """Write atomically (temp file + rename) so a reader never sees half a file."""
+    """Write atomically (temp file + rename) so a reader never sees half a file; LF line ends."""
     n = 0
     with _atomic(path) as fd, os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(columns)
+        line = io.StringIO()
+        w = csv.writer(line)  # its \r\n terminator makes it quote a cell with \r or \n in it
+
+        def put(cells: Sequence[str]) -> None:
+            line.seek(0)
+            line.truncate()
+            w.writerow(cells)
+            f.write(line.getvalue()[:-2] + "\n")  # LF line ends (contract 6)
+
+        put(columns)
         for row in rows:
-            w.writerow([cell(v) for v in row])
+            put([cell(v) for v in row])
             n += 1
     return n
 

@@ -11,6 +11,7 @@ command succeeded (``pipeline.publish``). ``export`` only reads (read-only conne
 from __future__ import annotations
 
 import contextlib
+import csv
 import dataclasses
 import datetime as dt
 import functools
@@ -26,7 +27,7 @@ from typing import Any
 import polars as pl
 
 from pipeline import audits, bracket, exports, ingest, lichess, linking, replay, scoring, standings, store, verify
-from pipeline.config import Config
+from pipeline.config import Config, Stage
 from pipeline.errors import InputError
 from pipeline.inputs import Bye, Override, Pairing, Roster, read_overrides, read_roster, read_schedule
 from pipeline.report import round_post, write_findings, write_results, write_standings
@@ -60,6 +61,7 @@ def read_inputs(config: Config) -> Inputs:
     roster = read_roster(config)
     if config.kind == "individual":
         config_finalists(config, roster)
+    config = sized(config, len(roster.entrants))  # the knockout's round numbers follow the teams
     pairings, byes = read_schedule(config.paths.pairings, config, roster)
     overrides = read_overrides(config.paths.overrides, config, roster, pairings) if config.paths.overrides else ()
     audits.check_config(config, roster)
@@ -72,6 +74,45 @@ def config_finalists(config: Config, roster: Roster) -> None:
     for key, user_id in zip(("champion", "runner_up"), finalist_ids(config)):
         if user_id is not None and user_id not in ids:
             raise InputError(config.path, f"key 'tournament.{key}'", f"{getattr(config, key)!r}: expected a player of players.csv")
+
+
+def knockout_bracket(config: Config) -> Stage | None:
+    """A team event's knockout bracket: its first knockout stage after the Swiss (TEAM-FMT-1;
+    the stage after it holds the final and the bronze match). None for other events."""
+    swiss = next((i for i, s in enumerate(config.stages) if s.kind == "swiss"), None)
+    if config.kind != "team" or swiss is None:
+        return None
+    return next((s for s in config.stages[swiss + 1:] if s.kind == "knockout"), None)
+
+
+def bracket_size(config: Config, teams: int) -> tuple[int | None, str | None]:
+    """The knockout bracket's rounds for `teams` teams in the Swiss (TEAM-FMT-1: 10-15 → 1, the
+    semifinals; 16-31 → 2; 32 and more → 3), or the config's when it sets them; and what is wrong:
+    rounds set in the config that contradict the teams, or too few teams (else None)."""
+    ko = knockout_bracket(config)
+    if ko is None:
+        return None, None
+    given = ko.rounds if ko.rounds_given else None
+    try:
+        q = bracket.qualifiers(teams)
+    except bracket.BracketError as e:
+        return given, str(e)
+    need = bracket.knockout_rounds(teams)
+    if given is not None and given != need:
+        return given, (f"{teams} teams: {q} qualify (TEAM-FMT-1), so stages.{ko.name}.rounds should be {need}, "
+                       f"not {given} (or leave it out of the config: the rounds then follow the teams)")
+    return need, None
+
+
+def sized(config: Config, teams: int) -> Config:
+    """The config with the knockout bracket's rounds following the teams (TEAM-FMT-1) where the
+    config leaves them out; as it is otherwise."""
+    ko = knockout_bracket(config)
+    rounds, _ = bracket_size(config, teams)
+    if ko is None or ko.rounds_given or rounds is None:
+        return config
+    return dataclasses.replace(config, stages=tuple(dataclasses.replace(s, rounds=rounds) if s is ko else s
+                                                    for s in config.stages))
 
 
 def finalist_ids(config: Config) -> tuple[str | None, str | None]:
@@ -185,6 +226,7 @@ class ScoreReport:
     unplayed_matches: int = 0     # matches with a board unplayed after its window and margin: they wait for a TD ruling
     stages: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)   # config contradictions the TD must fix (run summary, runs.errors)
 
 
 def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport:
@@ -192,6 +234,11 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
     transaction. Only the rounds whose inputs changed since they were scored are linked and
     scored again (rescore_plan); the tables are those a from-scratch run gives."""
     report = ScoreReport()
+    teams = len(inputs.roster.entrants)
+    _, problem = bracket_size(config, teams)
+    if problem is not None and teams >= 10:  # fewer teams: the knockout proposal says so once the Swiss is over
+        report.errors.append(problem)
+    config = sized(config, teams)
     con = store.connect(config.paths.database)
     try:
         write_td_inputs(con, inputs)
@@ -241,6 +288,7 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
             report.standings_rows += len(table)
         if report.unplayed_matches:
             report.notes.append(unplayed_note(report.unplayed_matches))
+        write_placings(con, config)
         verify_new_games(con, now, report)
     finally:
         con.close()
@@ -388,27 +436,37 @@ def verify_new_games(con: Any, now: dt.datetime, report: ScoreReport) -> None:
     report.mismatches += sum(v.verdict in ("mismatch", "unreadable") for v in verdicts)
 
 
+PAIRINGS_COLUMNS = ("stage", "round", "a", "b", "window_start", "window_end", "bye")   # pairings.csv's
+PLACINGS_COLUMNS = ("stage", "place", "entrant", "how")
+
+
 def export_stage(config: Config) -> list[Path]:
-    """Per stage: standings_<stage>.csv (the table after the latest round), results_<stage>.csv
-    (one row per board match: parts, totals, game links) and a Markdown post per round
-    (round_<n>.md for the first stage, round_<stage>_<n>.md for the others, since every stage
-    numbers its rounds from 1); audit_findings.csv once an audit has run (findings read what
-    scoring wrote: a ruling can change them). What is in each file: pipeline/report.py."""
+    """Per stage: standings_<stage>.csv (the table after the latest round; none for a knockout
+    stage, whose order is in placings.csv), results_<stage>.csv (one row per board match: parts,
+    totals, game links) and a Markdown post per round (round_<n>.md for the first stage,
+    round_<stage>_<n>.md for the others, since every stage numbers its rounds from 1);
+    audit_findings.csv once an audit has run (findings read what scoring wrote: a ruling can
+    change them); then next_pairings.csv (the next stage's or round's pairings, when ready) and
+    placings.csv. What is in each file: pipeline/report.py."""
     written = []
     con = store.connect(config.paths.database, read_only=True)
     try:
         for i, stage in enumerate(config.stages):
             df = store.query(con, "queries/standings_latest", [stage.name])
-            if df.height:
-                written.append(write_standings(config.paths.exports / f"standings_{stage.name}.csv", stage, df))
+            path = config.paths.exports / f"standings_{stage.name}.csv"
+            if stage.kind == "knockout":  # a knockout has no table: its order is placings.csv
+                path.unlink(missing_ok=True)
+            elif df.height:
+                written.append(write_standings(path, stage, df))
             boards = store.query(con, "queries/board_results_of_stage", [stage.name])
             if boards.height == 0:
                 continue
             written.append(write_results(config.paths.exports / f"results_{stage.name}.csv", stage, boards))
+            labels = knockout_labels(con, config, stage) if stage.kind == "knockout" else {}
             for (rnd,) in store.query(con, "queries/rounds_of_stage", [stage.name]).iter_rows():
                 name = f"round_{rnd}.md" if i == 0 else f"round_{stage.name}_{rnd}.md"
                 path = config.paths.exports / name
-                exports.write_text(path, round_post(con, config, stage, rnd, boards))
+                exports.write_text(path, round_post(con, config, stage, rnd, boards, labels))
                 written.append(path)
         if store.query(con, "queries/audit_has_run").item():
             written.append(write_findings(config.paths.exports / "audit_findings.csv", audits.read_findings(con)))
@@ -417,11 +475,16 @@ def export_stage(config: Config) -> list[Path]:
         for note in notes:
             log.warning("knockout: %s", note)
         path = config.paths.exports / "next_pairings.csv"
-        if rows:  # a fragment of pairings.csv for the TD to check, publish and append
-            exports.write_csv(path, ("stage", "round", "a", "b"), rows)
+        if rows:  # a fragment of pairings.csv for the TD to check, publish and append as it is
+            columns, proposed = proposal_rows(con, config, rows)
+            exports.write_csv(path, columns, proposed)
             written.append(path)
         else:
             path.unlink(missing_ok=True)
+        if "placings" in set(store.query(con, "queries/user_views")["view_name"]):  # not in a snapshot from before it
+            path = config.paths.exports / "placings.csv"
+            exports.write_csv(path, PLACINGS_COLUMNS, store.query(con, "queries/placings").iter_rows())
+            written.append(path)
     finally:
         con.close()
     return written
@@ -472,14 +535,11 @@ def next_knockout_pairings(config: Config, con: Any) -> tuple[list[tuple[str, in
         return [], []
     ko = knockouts[0]
     table = store.query(con, "queries/standings_after", [swiss.name, swiss.rounds]).to_dicts()
-    try:
-        q = bracket.qualifiers(len(table))
-    except bracket.BracketError as e:
-        return [], [str(e)]
-    ko_rounds = q.bit_length() - 2  # 4 → 1 (semifinals), 8 → 2, 16 → 3
-    if ko.rounds != ko_rounds:
-        return [], [f"{len(table)} teams: {q} qualify (TEAM-FMT-1), so stages.{ko.name}.rounds should be {ko_rounds}, "
-                    f"not {ko.rounds}"]
+    ko_rounds, problem = bracket_size(config, len(table))
+    if problem is not None:
+        return [], [problem]
+    assert ko_rounds is not None
+    q = bracket.qualifiers(len(table))
     if 1 not in paired[ko.name]:
         return [(ko.name, 1, a, b) for a, b in bracket.first_round([r["entrant"] for r in table[:q]])], []
     for rnd in range(1, ko_rounds + 1):
@@ -493,6 +553,93 @@ def next_knockout_pairings(config: Config, con: Any) -> tuple[list[tuple[str, in
         pairs = bracket.final_and_bronze([(m["team_a"], m["team_b"], m["winner"]) for m in semis])
         return [(knockouts[1].name, 1, a, b) for a, b in pairs], []
     return [], []
+
+
+def proposal_rows(con: Any, config: Config, pairs: list[tuple[str, int, str, str]]) -> tuple[tuple[str, ...], list[list[Any]]]:
+    """Proposed pairings as rows of the TD's pairings.csv, to append as they are: its columns in its
+    order (all of PAIRINGS_COLUMNS when it has no header yet), each row with its round's window —
+    the stage's own (first_round_start, TEAM-FMT-3) when the config sets one, else the weeks
+    (round_days) after the latest round paired so far (its earliest window end: one extended
+    match does not move it). When that window cannot be left to the
+    stage's default and pairings.csv has no window columns, the proposal has every column (a note
+    says to add them to pairings.csv)."""
+    last = store.query(con, "queries/last_window_end").item()
+    paired = {s.name: max((r["round"] for r in store.query(con, "queries/pairings_of_stage", [s.name]).to_dicts()), default=0)
+              for s in config.stages}
+    rows = []
+    for stage_name, rnd, a, b in pairs:
+        stage = config.stage(stage_name)
+        window = stage.round_window(rnd)
+        if window is None and last is not None:
+            start = last + dt.timedelta(days=stage.round_days * (rnd - 1 - paired[stage_name]))
+            window = (start, start + dt.timedelta(days=stage.round_days))
+        start, end = window or (None, None)
+        rows.append({"stage": stage_name, "round": rnd, "a": a, "b": b, "window_start": start, "window_end": end, "bye": "",
+                     "_default": stage.round_window(rnd) is not None})
+    columns = pairings_header(config.paths.pairings)
+    if not {"window_start", "window_end"} <= set(columns) and not all(r["_default"] for r in rows):
+        log.warning("knockout: next_pairings.csv has window columns %s lacks: add window_start,window_end,bye to its "
+                    "header (empty cells on its rows) before appending", config.paths.pairings.name)
+        columns = PAIRINGS_COLUMNS
+    return columns, [[r[c] for c in columns] for r in rows]
+
+
+def pairings_header(path: Path) -> tuple[str, ...]:
+    """The columns of the TD's pairings.csv, as its loader reads them (PAIRINGS_COLUMNS when the
+    file has no usable header)."""
+    try:
+        first = path.read_text(encoding="utf-8-sig").splitlines()[:1]
+    except (OSError, UnicodeDecodeError):
+        return PAIRINGS_COLUMNS
+    header = tuple(h.strip().lower() for h in next(csv.reader(first), []))
+    if not {"stage", "round", "a", "b"} <= set(header) or not set(header) <= set(PAIRINGS_COLUMNS):
+        return PAIRINGS_COLUMNS
+    return header
+
+
+def stage_results(con: Any, config: Config) -> list[bracket.StageResult]:
+    """Every stage as the placings and the knockout roles read it: a swiss or round-robin stage's
+    latest table and whether every round is decided; a knockout stage's matches."""
+    out = []
+    for stage in config.stages:
+        if stage.kind == "knockout":
+            ms = store.query(con, "queries/team_matches_of_stage", [stage.name]).to_dicts()
+            out.append(bracket.StageResult(stage.name, stage.kind, matches=tuple(
+                bracket.Match(stage.name, m["round"], m["team_a"], m["team_b"], m["a_points"], m["b_points"], m["winner"],
+                              _decided_by(m)) for m in ms)))
+            continue
+        table = store.query(con, "queries/standings_latest", [stage.name]).to_dicts()
+        out.append(bracket.StageResult(stage.name, stage.kind, complete=_stage_complete(con, stage) is not None, table=tuple(
+            bracket.TableRow(r["entrant"], r["rank"], r["match_points"], r["points_scored"], r["pool"]) for r in table)))
+    return out
+
+
+def knockout_labels(con: Any, config: Config, stage: Stage) -> dict[tuple[str, str], str]:
+    """Each knockout match's role as its round post names it ("Final", "Bronze match",
+    "Semifinal", ...), by (team_a id, team_b id): the same roles the placings read (bracket.knockout_roles)."""
+    results = stage_results(con, config)
+    roles = bracket.knockout_roles(results)
+    return {(m.a, m.b): roles[stage.name, m.round, m.a].capitalize()
+            for r in results if r.name == stage.name for m in r.matches if (stage.name, m.round, m.a) in roles}
+
+
+def _decided_by(match: dict[str, Any]) -> str:
+    """How a knockout match level on points was decided: the TD's armageddon ruling (ARM-1), the
+    captains' tiebreak (TEAM-KO-1), or another ruling."""
+    if match["override"] and "armageddon" in match["override"].lower():
+        return "armageddon (ARM-1)"
+    if (match["tiebreak"] or "").startswith("TEAM-KO-1") and match["winner"]:
+        return "the captains' tiebreak (TEAM-KO-1)"
+    return match["override"] or ""
+
+
+def write_placings(con: Any, config: Config) -> None:
+    """scored_placings: the event's final order from the bracket (bracket.placings), rewritten whole."""
+    names = dict(store.query(con, "queries/entrant_names").iter_rows())
+    rows = [{"position": i, **dataclasses.asdict(p)}
+            for i, p in enumerate(bracket.placings(stage_results(con, config), names), 1)]
+    with store.transaction(con):
+        store.replace_where(con, "scored_placings", {}, rows)
 
 
 def _stage_complete(con: Any, stage: Any) -> list[dict[str, Any]] | None:

@@ -29,7 +29,7 @@ WRITABLE = frozenset({
     "td_members", "td_pairings", "td_byes",
     "scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings",
     "game_verdicts", "game_flags", "td_overrides", "rating_estimates", "rating_estimate_tracks", "rating_estimate_cursor",
-    "scored_rounds",
+    "scored_rounds", "scored_placings",
     "pipeline_runs",
     "audit_params", "audit_strongest_players", "audit_allowed_swaps", "audit_directors", "audit_stages",
     "audit_captains",

@@ -55,3 +55,13 @@ def test_exports_get_the_usual_permissions_under_the_umask(tmp_path: Path, umask
     finally:
         os.umask(old)
     assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()} == {"s.csv": mode, "round_1.md": mode}
+
+
+def test_lines_end_in_lf_and_a_line_break_in_a_cell_stays_quoted(tmp_path: Path) -> None:
+    """Contract 6: LF line ends (a proposal appended to a TD's pairings.csv must not bring CRs);
+    a cell holding a line break is quoted, so it reads back as one cell."""
+    path = tmp_path / "s.csv"
+    write_csv(path, ("a", "b"), [("x", "two\r\nlines"), ("y", 1)])
+    assert path.read_bytes() == b'a,b\nx,"two\r\nlines"\ny,1\n'
+    with path.open(newline="", encoding="utf-8") as f:
+        assert list(csv.reader(f)) == [["a", "b"], ["x", "two\r\nlines"], ["y", "1"]]

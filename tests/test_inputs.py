@@ -380,10 +380,10 @@ def test_pairings_window_without_first_round_start(tmp_path: Path) -> None:
     """A stage without first_round_start needs both window columns in each row."""
     ps = pairings(
         tmp_path,
-        "stage,round,a,b,window_start,window_end\nknockout,2,Forced Captures,Empty Board,2026-11-03T00:00:00Z,2026-11-10T00:00:00Z\n",
+        "stage,round,a,b,window_start,window_end\nknockout,1,Forced Captures,Empty Board,2026-11-03T00:00:00Z,2026-11-10T00:00:00Z\n",
         stage_extra="",
     )
-    assert (ps[0].stage, ps[0].round) == ("knockout", 2)
+    assert (ps[0].stage, ps[0].round) == ("knockout", 1)
     assert (ps[0].window_start, ps[0].window_end) == (dt.datetime(2026, 11, 3, tzinfo=UTC), dt.datetime(2026, 11, 10, tzinfo=UTC))
 
 
@@ -410,9 +410,10 @@ def test_pairings_unknown_stage(tmp_path: Path) -> None:
     assert msg == "pairings.csv line 3: stage 'semifinal': expected one of swiss, knockout, final"
 
 
-@pytest.mark.parametrize(("stage", "rnd", "expected"), [("swiss", "8", "1-7"), ("swiss", "0", "1-7"), ("knockout", "3", "1-2"), ("final", "2", "1-1"), ("swiss", "one", "1-7")])
+@pytest.mark.parametrize(("stage", "rnd", "expected"), [("swiss", "8", "1-7"), ("swiss", "0", "1-7"), ("knockout", "2", "1-1"), ("final", "2", "1-1"), ("swiss", "one", "1-7")])
 def test_pairings_round_out_of_range(tmp_path: Path, stage: str, rnd: str, expected: str) -> None:
-    """TEAM-FMT-1: the preset's Swiss has 7 rounds, the knockout 2, the final 1."""
+    """TEAM-FMT-1: the preset's Swiss has 7 rounds, the final 1; its knockout's rounds follow the
+    teams (1, the semifinals, for 10-15; here 3 teams, too few to size it: the smallest bracket)."""
     msg = pairings_error(tmp_path, f"stage,round,a,b\n{stage},{rnd},Forced Captures,Zugzwang Zebras\n")
     assert msg == f"pairings.csv line 2: round '{rnd}': expected {expected} for stage '{stage}'"
 

@@ -20,6 +20,7 @@ CONTRACT = {
     "standings": "stage, after_round, rank, entrant, match_points, points_scored, points_conceded, points_difference, "
                  "median_buchholz",
     "audit_findings": "rule_id, severity, subject, team, detail, evidence_url",
+    "placings": "stage, place, entrant, how",
     "seeding": "user_id, username, team, board, seeding_at, rating_at, rating_at_source, rating_at_game_id, rating_at_time, "
                "peak_since, peak_rating, peak_source, peak_game_id, peak_time, seeding_rating, seed_rating",
 }
