@@ -174,3 +174,22 @@ def test_acwc_candidates_play_all_ten(tmp_path: Path) -> None:
         assert (m.a_points, m.games_played, m.games_due) == (6, 6, 10)
         assert m.outcome == ("a" if st is q else "pending"), st.name
         assert m.decided_by_game_id == "g5"  # 5.5 reached with the sixth win either way
+
+
+def test_acwc_match_with_no_game_is_unplayed_and_scores_nothing(tmp_path: Path) -> None:
+    """ACWC-Q-2 / ACWC-DQ-1: a qualification match (10 games, game points) whose window [3 Mar, 10 Mar)
+    and margin (3 days) passed with no game and no ruling is unplayed: no winner, and in the table
+    neither player has points or a match played (x beat z 6-4 in round 1: x 6, z 4, y 0)."""
+    from pipeline.standings import standings_after
+
+    stage = config(tmp_path, "acwc-2021").stage("qualification")
+    end = START + dt.timedelta(days=7)
+    bps = [BoardPairing("qualification", 2, 1, "x", "y", "x", "y", START, end)]
+    later = end + dt.timedelta(days=3)
+    results = score_boards(stage, [], bps, now=later)
+    [m] = score_matches(stage, [], results, (Pairing("qualification", 2, "x", "y", START, end, 2),), 1, now=later)
+    assert (m.outcome, m.winner, m.a_points, m.b_points) == ("unplayed", None, 0, 0)
+    assert all(r.is_unplayed for r in results)
+    first = dataclasses.replace(m, round=1, team_b="z", a_points=6, b_points=4, games_played=10, outcome="a", winner="x")
+    rows = {r.entrant: r for r in standings_after(stage, ("x", "y", "z"), [first, m], 2)}
+    assert {e: (r.points_scored, r.matches_played) for e, r in rows.items()} == {"x": (6, 1), "y": (0, 0), "z": (4, 1)}
