@@ -194,14 +194,15 @@ def test_score_and_audit_rewrite_every_export_they_change(tmp_path: Path) -> Non
     assert not (ex / "audit_findings.csv").exists() and not (ex / "charts").exists()
 
     audited = cli(dest, "audit")
-    assert f"exports: 9 files refreshed in {ex}" in audited.stdout.splitlines()
+    # standings, results, the two round posts, the findings, four cap charts and placings.csv
+    assert f"exports: 10 files refreshed in {ex}" in audited.stdout.splitlines()
     assert sorted(p.name for p in (ex / "charts").iterdir()) == ["cap_amir.png", "cap_bea.png", "cap_dee.png", "cap_gia.png"]
     assert "TEAM-CONDUCT-3" not in {r["rule_id"] for r in rows(ex / "audit_findings.csv")}
 
     (dest / "overrides.csv").write_text(OVR + "swiss,1,Amir,forfeit,1+2,arrived late\nswiss,2,Amir,forfeit,,no show\n",
                                         encoding="utf-8")
     scored = cli(dest, "score")
-    assert f"exports: 9 files refreshed in {ex}" in scored.stdout.splitlines()
+    assert f"exports: 10 files refreshed in {ex}" in scored.stdout.splitlines()  # the same ten
     table = rows(ex / "standings_swiss.csv")
     assert [(r["entrant"], r["points_scored"], r["points_conceded"], r["points_difference"]) for r in table] == [
         ("Betas", "65", "55", "10"), ("Gammas", "66", "62", "4"), ("Deltas", "62", "58", "4"), ("Alphas", "55", "73", "-18")]
