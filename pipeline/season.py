@@ -658,6 +658,12 @@ class Season:
             plan["quiet"].setdefault(q.id, []).append((reg - 3 * DAY, reg))
         for q in (forfeiter, self.replacement):
             plan["quiet"].setdefault(q.id, []).append((TEAM_START + dt.timedelta(days=39), TEAM_START + dt.timedelta(days=42)))
+        # board 4 plays only its matches from the knockout on: its rating is steered well under the
+        # cap at each round's start, so a planted tie's forced wins cannot take it above (play_team)
+        ko_start = TEAM_START + dt.timedelta(days=7 * self.swiss_rounds)
+        ko_end = ko_start + dt.timedelta(days=7 * int(math.log2(knockout_size(self.n_teams))))   # knockout rounds + final week
+        for members in self.roster.values():
+            plan["quiet"].setdefault(members[3].id, []).append((ko_start, ko_end))
         for p, day, hold in plan["crossings"]:
             plan["quiet"].setdefault(p.id, []).append((day - dt.timedelta(hours=12), day + hold + dt.timedelta(hours=14)))
         return plan
@@ -850,7 +856,16 @@ class Season:
         self.ko_rounds = int(math.log2(q)) - 1
         window = TEAM_START + dt.timedelta(days=7 * self.swiss_rounds)
         losers: list[str] = []
+        def under_caps(at: dt.datetime) -> None:
+            """Every board 4 at least 100 under its team's cap (TEAM-CAP-1) from `at` (a knockout or final
+            round's start; board 4 plays nothing else then): the planted ties force wins and losses
+            in equal numbers, part by part, which cannot climb 100 points."""
+            for team, members in self.roster.items():
+                self.steers.append(Steer(w, members[3], at, near(members[3]), lambda: 0,
+                                         lambda cap=self.cap_of(team): cap - 100))
+
         for rnd in range(1, self.ko_rounds + 1):
+            under_caps(window)
             pairs = [(alive[i], alive[len(alive) - 1 - i]) for i in range(len(alive) // 2)]
             tie = rnd == self.ko_rounds  # the last knockout round (the semifinals) has the planted tie
             boards_all = self.team_round("knockout", rnd, window, pairs, KO_PARTS,
@@ -872,6 +887,7 @@ class Season:
             alive = winners
             window += dt.timedelta(days=7)
         # final and bronze (TEAM-SCORE-1: the 0.5+1 part added)
+        under_caps(window)
         pairs = [(alive[0], alive[1]), (losers[0], losers[1])]
         boards_all = self.team_round("final", 1, window, pairs, FINAL_PARTS,
                                      lambda m_i, board, bm: self._tie(bm) if m_i == 1 else None)

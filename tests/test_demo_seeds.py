@@ -2,9 +2,11 @@
 a small demo (10 teams, 1000 rated games per player before registration, 8 ACWC players) is built
 and audited as a nightly run does (tests/demo_audit.py, shared with the default demo's test):
 every PLANTED.csv row under an audit rule is found, every error finding is a planted one, and no
-look-alike of TRAPS.csv is an error. Seed 7 is the one whose TEAM-COMP-6 replacement used to be
-139 below the player it replaced (no finding) while PLANTED.csv said "about 50". The builds and
-audits run two at a time, one process each (about a minute and a half of CPU each)."""
+look-alike of TRAPS.csv is an error. Seed 7's TEAM-COMP-6 replacement used to be 139 below the
+player it replaced (no finding) while PLANTED.csv said "about 50", and its TEAM-ELIG-3 player went
+provisional (an unplanted TEAM-ELIG-7 error); seed 12's board 4 went above its cap through the
+forced wins of the planted knockout tie (unplanted TEAM-CAP-3/4 errors). The two builds and audits
+run side by side, one process each (about 95 s of CPU each: another seed costs as much)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import pytest
 
 from demo_audit import Finding, build_and_audit, errors_not_planted, findings, planted_not_found, rows, trap_findings
 
-SEEDS = (7, 11, 12)
+SEEDS = (7, 12)
 SMALL = {"teams": 10, "games": (1000, 1000), "acwc_players": 8}
 
 pytestmark = pytest.mark.slow
