@@ -27,7 +27,7 @@ from prefect.cache_policies import NO_CACHE
 
 from pipeline import ingest, run, runs
 from pipeline.config import Config, load_config
-from pipeline.console import ingest_progress
+from pipeline.console import IngestProgress, ingest_progress, replay_throttle
 from pipeline.errors import LichessError
 
 INGEST_RETRIES = 2
@@ -45,9 +45,8 @@ def retry_delay_s(config: Config) -> float:
 
 @task(name="ingest-batch", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
 def ingest_batch_task(config: Config, inputs: run.Inputs, base_url: str, now: dt.datetime,
-                      players: tuple[str, ...]) -> ingest.IngestReport:
-    with ingest_progress(len(players)) as progress:
-        return run.ingest_batch(config, inputs, base_url, now, players, progress=progress)
+                      players: tuple[str, ...], progress: IngestProgress | None = None) -> ingest.IngestReport:
+    return run.ingest_batch(config, inputs, base_url, now, players, progress=progress)
 
 
 @task(name="ingest-casual-games", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
@@ -86,14 +85,16 @@ def _flow_run_id() -> str | None:
 def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
     """Everything, in order. ``now`` (UTC ISO-8601) replays the season as it stood then."""
     config = load_config(Path(config_path))
-    inputs = run.read_inputs(config)
     at = dt.datetime.fromisoformat(now.replace("Z", "+00:00")) if now else dt.datetime.now(dt.UTC)
     with runs.recorded(config, "nightly", at, flow_run_id=_flow_run_id()) as record:
+        record.stage("validate")
+        inputs = run.read_inputs(config)
         work = record.work
         record.stage("ingest")
         options = {"retries": INGEST_RETRIES, "retry_delay_seconds": retry_delay_s(config)}
-        with run.lichess_base_url(work, now=at if now else None) as base_url:
-            batches = [ingest_batch_task.with_options(**options)(work, inputs, base_url, at, players)
+        with run.lichess_base_url(work, now=at if now else None) as base_url, \
+                ingest_progress(len(inputs.player_ids()), replay_throttle(config)) as progress:
+            batches = [ingest_batch_task.with_options(**options)(work, inputs, base_url, at, players, progress)
                        for players in run.player_batches(inputs)]
             watched = watch_task.with_options(**options)(work, inputs, base_url, at, batches)
         ingested = ingest.merge_reports([*batches, watched]).summary()

@@ -124,7 +124,7 @@ def _client(config: Config, base_url: str, sleep: Callable[[float], None], warn:
 
 
 def ingest_stage(config: Config, inputs: Inputs, base_url: str, now: dt.datetime,
-                 progress: Callable[[ingest.PlayerReport], None] | None = None,
+                 progress: ingest.Progress | None = None,
                  sleep: Callable[[float], None] = time.sleep) -> ingest.IngestReport:
     client = _client(config, base_url, sleep)
     li = config.lichess
@@ -146,7 +146,7 @@ def player_batches(inputs: Inputs, size: int = INGEST_BATCH) -> list[tuple[str, 
 
 
 def ingest_batch(config: Config, inputs: Inputs, base_url: str, now: dt.datetime, players: tuple[str, ...],
-                 progress: Callable[[ingest.PlayerReport], None] | None = None,
+                 progress: ingest.Progress | None = None,
                  sleep: Callable[[float], None] = time.sleep) -> ingest.IngestReport:
     """:func:`ingest_stage` for one batch of players, without the casual-game searches
     (:func:`ingest_watched` does them once every batch is in)."""
@@ -180,7 +180,8 @@ class ScoreReport:
     standings_rows: int = 0
     verified: int = 0
     mismatches: int = 0
-    rescored_rounds: int = 0      # rounds linked and scored again tonight (the others' inputs had not changed)
+    rescored_rounds: int = 0      # rounds linked and scored tonight (the others' inputs had not changed)
+    first_scored_rounds: int = 0  # of those: never scored before
     stages: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -232,6 +233,7 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
                 counts = store.query(con, "queries/scored_counts_of_stage", [stage.name]).row(0, named=True)
             report.stages.append(stage.name)
             report.rescored_rounds += len(plan.rescore)
+            report.first_scored_rounds += len(plan.rescore - plan.scored_before)
             report.match_games += counts["match_games"]
             report.counted_games += counts["counted_games"]
             report.team_matches += counts["team_matches"]
@@ -264,6 +266,7 @@ class RescorePlan:
     removed: frozenset[int]          # scored before, no longer paired
     full: bool                       # nothing stored for the stage: rewrite it whole
     games_range: tuple[dt.datetime, dt.datetime]
+    scored_before: frozenset[int] = frozenset()   # the rounds that have stored scores
 
     def all_matches(self, con: Any, pairings: tuple[Pairing, ...],
                     new: list[scoring.TeamMatch]) -> list[scoring.TeamMatch]:
@@ -326,7 +329,8 @@ def rescore_plan(con: Any, config: Config, inputs: Inputs, stage: Any, pairings:
     rescore = frozenset(r for r, f in fingerprints.items() if stored.get(r) != f)
     spans = [(lo, hi) for r, _, _, _, _, lo, hi in near if r in rescore]
     span = (min(lo for lo, _ in spans), max(hi for _, hi in spans)) if spans else (now, now)
-    return RescorePlan(stage.name, fingerprints, rescore, frozenset(set(stored) - set(fingerprints)), not stored, span)
+    return RescorePlan(stage.name, fingerprints, rescore, frozenset(set(stored) - set(fingerprints)), not stored, span,
+                       frozenset(stored))
 
 
 def write_td_inputs(con: Any, inputs: Inputs) -> None:
