@@ -93,10 +93,13 @@ class _Stopper:
 
     def __init__(self) -> None:
         self.seen = threading.Event()
+        self.enabled = False  # main() (the program) enables it; commands invoked in a test process leave signals alone
+        self.installed = False
 
     def install(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
+        if not self.enabled or self.installed or threading.current_thread() is not threading.main_thread():
             return
+        self.installed = True
         read, write = socket.socketpair()
         write.setblocking(False)
         signal.set_wakeup_fd(write.fileno(), warn_on_full_buffer=False)
@@ -120,6 +123,8 @@ class _Stopper:
         signum = stops[0]
         self.seen.set()
         from pipeline import console, runs
+
+        console.stop_progress()
 
         reason = "interrupted by the user (Ctrl-C)" if signum == signal.SIGINT else "stopped by SIGTERM"
         try:
@@ -280,8 +285,11 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
         record.stage("score")
         report = run.score_stage(record.work, inputs, at)
         record.done("score", asdict(report), warnings=report.notes)
+    rounds = rounds_scored(report.rescored_rounds, report.first_scored_rounds)
+    if not report.rescored_rounds == report.first_scored_rounds > 0:  # some rounds were left as they were
+        rounds += ": the others' inputs had not changed"
     _say(f"score: {report.match_games} match games ({report.counted_games} counted), {report.team_matches} matches "
-         f"({rounds_scored(report.rescored_rounds, report.first_scored_rounds)}: the others' inputs had not changed); "
+         f"({rounds}); "
          f"{report.verified} new games verified, {report.mismatches} disagree")
     _say(runs.summary_line(record.run_id, cfg.paths.database))
 
@@ -435,6 +443,7 @@ def main() -> None:
     from pipeline import console
 
     console.setup_logging(verbose=False)  # the -v callback sets it again
+    _stopper.enabled = True
     try:
         app()
     except InputError as e:

@@ -137,6 +137,19 @@ def flush_logs() -> None:
 # --------------------------------------------------------------------------- progress
 
 
+STOPPING = threading.Event()   # set when a run is being stopped: no more progress after its closing line
+_live: set[IngestProgress] = set()
+
+
+def stop_progress() -> None:
+    """A run is being stopped (any thread): progress lines end, a live bar is cleared."""
+    STOPPING.set()
+    for progress in list(_live):
+        if progress._bar is not None:
+            with contextlib.suppress(Exception):
+                progress._bar.stop()
+
+
 def progress_interval_s() -> float:
     try:
         return float(os.environ.get(PROGRESS_INTERVAL_ENV, PROGRESS_INTERVAL_S))
@@ -208,7 +221,7 @@ class IngestProgress:
             return min((self.streams_done + sum(self.partial.values())) / self.streams, 1.0)
 
     def _redraw(self) -> None:
-        if self._bar is not None:
+        if self._bar is not None and not STOPPING.is_set():
             share = self.done_share()
             self._bar.update(self._task, completed=round(1000 * (share or 0)), description=self._bar_text())
 
@@ -235,7 +248,7 @@ class IngestProgress:
         return f"ingest: {games:,} games so far, {rate:.1f} games/s; {done}/{self.players} players; {remains}{throttle}"
 
     def _tick(self) -> None:
-        while not self._stop.wait(self.interval_s):
+        while not self._stop.wait(self.interval_s) and not STOPPING.is_set():
             self.stream.write(self.line() + "\n")
             self.stream.flush()
 
@@ -249,12 +262,14 @@ class IngestProgress:
                                  transient=True)
             self._bar.__enter__()
             self._task = self._bar.add_task(self._bar_text(), total=1000)
+            _live.add(self)
         else:
             self._thread = threading.Thread(target=self._tick, name="ingest-progress", daemon=True)
             self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        _live.discard(self)
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
