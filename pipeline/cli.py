@@ -166,15 +166,21 @@ def _stop_prefect_server() -> None:
 
 @contextlib.contextmanager
 def _writing(cfg: Any, command: str, at: dt.datetime) -> Iterator[tuple[Any, Any]]:
-    """A writing command's frame: its log file, Ctrl-C/SIGTERM handling, the writer lock and its
+    """A writing command's frame: Ctrl-C/SIGTERM handling, its log file, the writer lock and its
     run record (``runs.recorded``: taken before anything slow starts, so a second run stops at
-    once), then the TD's inputs validated as the run's first stage (a refusal is recorded).
-    Yields the run and the inputs."""
+    once), then the TD's inputs validated as the run's first stage, so a refusal is recorded in
+    ``runs``. A tournament that never ran (no working database, no lock file) validates first
+    instead: a first run refused at validation writes nothing at all. Yields the run and the inputs."""
     from pipeline import console, publish
 
-    console.log_to_file(cfg.paths.database.parent, command)
     _stopper.install()
-    with publish.writer_lock(cfg.paths.work_database):  # light: nothing heavy is imported yet
+    work = cfg.paths.work_database
+    if not (work.exists() or publish.lock_path(work).exists()):
+        from pipeline import run
+
+        run.read_inputs(cfg)
+    console.log_to_file(cfg.paths.database.parent, command)
+    with publish.writer_lock(work):  # light: nothing heavy is imported yet
         from pipeline import run, runs
 
         with runs.recorded(cfg, command, at) as record:
@@ -455,7 +461,7 @@ def main() -> None:
     except (SystemExit, typer.Exit):
         raise
     except BaseException as e:
-        if _stopper.seen.is_set() or isinstance(e, KeyboardInterrupt) and _stopper.seen.wait(1):
+        if _stopper.installed and not isinstance(e, Exception) and (_stopper.seen.is_set() or _stopper.seen.wait(1)):
             _stopper.wait()  # an interrupt: the watcher prints the closing line and ends the process
         if isinstance(e, KeyboardInterrupt):
             _fail("interrupted", e, 130)

@@ -269,14 +269,19 @@ def test_a_first_run_does_not_say_games_were_already_stored_or_rounds_scored_aga
 
 def test_a_run_refused_at_validation_is_recorded_in_runs(tmp_path: Path) -> None:
     """Exit 2 with the one-line message, and a row in the working database's `runs`: 'failed' in
-    stage 'validate' with the message. The published snapshot is not created or touched."""
+    stage 'validate' with the message. The published snapshot is untouched. (A tournament that
+    never ran writes nothing at all: tests/test_bad_input.py.)"""
     toml = skeleton_at(tmp_path, 0)
+    cfg = load_config(toml)
+    first = cli("score", "--config", str(toml))
+    assert first.returncode == 0, first.stderr
+    good = sha256(cfg.paths.database)
     teams = toml.parent / "teams.csv"
     teams.write_text(teams.read_text(encoding="utf-8").replace("Alphas,Amir,2,,", "Alphas,Amir,7,,"), encoding="utf-8")
     proc = cli("score", "--config", str(toml))
-    cfg = load_config(toml)
     message = "teams.csv line 3: board '7' for player 'Amir': expected 1-3"  # 2 boards and a substitute
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [f"error: {message}"]
-    assert runs_rows(cfg.paths.work_database) == [(1, "score", "failed", "validate", message)]
-    assert not cfg.paths.database.exists()
+    assert runs_rows(cfg.paths.work_database) == [(1, "score", "ok", "publish", None),
+                                                  (2, "score", "failed", "validate", message)]
+    assert sha256(cfg.paths.database) == good
