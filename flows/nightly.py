@@ -2,7 +2,8 @@
 searches) → link, score and rank → audit → export → publish.
 
 Logic lives in ``pipeline``; each task is one call. The flow runs inside
-``pipeline.runs.recorded``: it holds the tournament's writer lock, its stages write only the
+``pipeline.runs.recorded`` (under ``antichess-td nightly`` it adopts the run the CLI opened
+before Prefect started): it holds the tournament's writer lock, its stages write only the
 private working database (``run.work``), every stage's counts go to the ``runs`` record, and the
 snapshot TDs read is replaced only by the last task, when everything before it succeeded.
 
@@ -10,7 +11,8 @@ Tasks take the config and inputs (frozen values) and open the database themselve
 unhashable crosses a task boundary (``NO_CACHE``: a nightly run must never be skipped by a cache
 hit). Only fetching is retried: an ingest task that failed because Lichess did (after the
 client's own per-request retries) runs again, resuming from its cursors; bad data and bad
-rulings fail at once. Batches run one after another: Lichess asks for one download at a time
+rulings fail at once. One progress display (``pipeline.console.IngestProgress``) spans the
+batches. Batches run one after another: Lichess asks for one download at a time
 (``lichess.concurrency`` allows 2, its limit, inside a batch), and that limit is per token,
 not per task.
 """

@@ -3,7 +3,7 @@
 Output contract: stdout carries the summaries; stderr only warnings and errors, one line each
 (``warning: ...``, ``error: ...``) and, while ingesting, progress (a live bar on a terminal, else
 a line every :data:`PROGRESS_INTERVAL_S`). Prefect's, uvicorn's and the HTTP libraries' log lines,
-and tracebacks, go only to the log file (``<database folder>/logs/<UTC time>-<command>.log``);
+and tracebacks, go only to the log file (``<database folder>/logs/<UTC time>-<command>-<pid>.log``);
 ``-v`` shows every log line on stderr too. Presentation only; the numbers come from the reports.
 """
 
@@ -30,8 +30,9 @@ OURS = ("pipeline", "flows", "antichess_td")        # the loggers whose warnings
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
-    """A stream handler on whatever ``sys.stderr`` is when a record is emitted (test runners swap it)."""
+class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """A stream handler on whatever ``sys.stderr`` is when a record is emitted (test runners swap it).
+    (A public class name: Prefect keeps the root logger's handlers only when it sees one.)"""
 
     def __init__(self) -> None:
         super().__init__(sys.stderr)
@@ -43,6 +44,18 @@ class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
     @stream.setter
     def stream(self, value: TextIO) -> None:
         pass
+
+
+class EarlyHandler(logging.handlers.MemoryHandler):
+    """Records logged before the log file is known; kept (up to ``capacity``) until it is."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.target is None and len(self.buffer) >= self.capacity:
+            return
+        super().emit(record)
+
+    def shouldFlush(self, record: logging.LogRecord) -> bool:
+        return self.target is not None and super().shouldFlush(record)
 
 
 class OneLine(logging.Formatter):
@@ -66,9 +79,10 @@ def setup_logging(verbose: bool) -> None:
     root = logging.getLogger()
     for h in _installed:
         root.removeHandler(h)
+        h.close()
     _installed.clear()
     root.setLevel(logging.INFO)
-    term = _Stderr()
+    term = StderrHandler()
     if verbose:
         term.setLevel(logging.INFO)
         term.setFormatter(logging.Formatter(LOG_FORMAT))
@@ -77,7 +91,7 @@ def setup_logging(verbose: bool) -> None:
         term.setLevel(logging.WARNING)
         term.setFormatter(OneLine())
         term.addFilter(_ours)
-    early = logging.handlers.MemoryHandler(capacity=100_000, flushLevel=logging.CRITICAL + 1)
+    early = EarlyHandler(capacity=10_000, flushLevel=logging.CRITICAL + 1)
     early.setFormatter(logging.Formatter(LOG_FORMAT))
     for h in (term, early):
         root.addHandler(h)
@@ -88,7 +102,7 @@ def setup_logging(verbose: bool) -> None:
 
 
 def log_to_file(folder: Path, command: str, now: dt.datetime | None = None) -> Path:
-    """Open ``folder/logs/<UTC time>-<command>.log`` for every log line at INFO and above (with
+    """Open ``folder/logs/<UTC time>-<command>-<pid>.log`` for every log line at INFO and above (with
     tracebacks); the lines logged before it was known go in first. Returns its path."""
     now = now or dt.datetime.now(dt.UTC)
     path = folder / "logs" / f"{now:%Y-%m-%dT%H%M%SZ}-{command}-{os.getpid()}.log"

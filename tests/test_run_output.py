@@ -181,7 +181,12 @@ def interrupt_mid_ingest(toml: Path, signum: int, env: dict[str, str], group: bo
         raise AssertionError(f"no progress with games before the run ended: {''.join(seen)[-2000:]}")
     sent = time.monotonic()
     (os.killpg if group else os.kill)(proc.pid, signum)
-    _, rest = proc.communicate(timeout=60)
+    try:
+        _, rest = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the run and whatever it started
+        _, rest = proc.communicate()
+        raise AssertionError(f"still running 60 s after the signal: {rest[-2000:]}") from None
     return proc, time.monotonic() - sent, "".join(seen) + rest
 
 
