@@ -29,7 +29,7 @@ from prefect.cache_policies import NO_CACHE
 
 from pipeline import ingest, run, runs
 from pipeline.config import Config, load_config
-from pipeline.console import IngestProgress, ingest_progress, replay_throttle
+from pipeline.console import IngestProgress, ingest_progress, replay_throttle, verify_progress
 from pipeline.errors import LichessError
 
 INGEST_RETRIES = 2
@@ -59,7 +59,7 @@ def watch_task(config: Config, inputs: run.Inputs, base_url: str, now: dt.dateti
 
 @task(name="link-score-rank", cache_policy=NO_CACHE)
 def score_task(config: Config, inputs: run.Inputs, now: dt.datetime) -> dict[str, Any]:
-    return asdict(run.score_stage(config, inputs, now))
+    return asdict(run.score_stage(config, inputs, now, verify_progress))
 
 
 @task(name="audit", cache_policy=NO_CACHE)

@@ -283,13 +283,13 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
     from dataclasses import asdict
 
     from pipeline import run, runs
-    from pipeline.console import rounds_scored
+    from pipeline.console import rounds_scored, verify_progress
 
     cfg = load_config(config)
     at = _now(now)
     with _writing(cfg, "score", at) as (record, inputs):
         record.stage("score")
-        report = run.score_stage(record.work, inputs, at)
+        report = run.score_stage(record.work, inputs, at, verify_progress)
         record.done("score", asdict(report), warnings=report.notes)
     rounds = rounds_scored(report.rescored_rounds, report.first_scored_rounds)
     if not report.rescored_rounds == report.first_scored_rounds > 0:  # some rounds were left as they were

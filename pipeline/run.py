@@ -186,7 +186,8 @@ class ScoreReport:
     notes: list[str] = field(default_factory=list)
 
 
-def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport:
+def score_stage(config: Config, inputs: Inputs, now: dt.datetime,
+                verify_progress: Callable[[int], Any] | None = None) -> ScoreReport:
     """Link games to boards, score parts, boards and matches, rank: written per stage in one
     transaction. Only the rounds whose inputs changed since they were scored are linked and
     scored again (rescore_plan); the tables are those a from-scratch run gives."""
@@ -238,7 +239,7 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
             report.counted_games += counts["counted_games"]
             report.team_matches += counts["team_matches"]
             report.standings_rows += len(table)
-        verify_new_games(con, now, report)
+        verify_new_games(con, now, report, verify_progress)
     finally:
         con.close()
     return report
@@ -371,10 +372,17 @@ def audit_stage(config: Config, inputs: Inputs, now: dt.datetime) -> audits.Audi
     return report
 
 
-def verify_new_games(con: Any, now: dt.datetime, report: ScoreReport) -> None:
-    """Verify each counted game once (PGN vs JSON, board vs result); verdicts kept by game id."""
+def verify_new_games(con: Any, now: dt.datetime, report: ScoreReport,
+                     progress: Callable[[int], Any] | None = None) -> None:
+    """Verify each counted game once (PGN vs JSON, board vs result); verdicts kept by game id.
+    ``progress(n)`` gives a context manager whose ``step()`` is called after each game (the console's)."""
     todo = store.query(con, "queries/games_to_verify")
-    verdicts = [verify.verify_game(g) for g in todo.iter_rows(named=True)]
+    verdicts = []
+    with progress(todo.height) if progress is not None else contextlib.nullcontext() as shown:
+        for g in todo.iter_rows(named=True):
+            verdicts.append(verify.verify_game(g))
+            if shown is not None:
+                shown.step()
     with store.transaction(con):
         store.upsert(con, "game_verdicts", [{**v.__dict__, "verified_at": now} for v in verdicts])
     report.verified += len(verdicts)

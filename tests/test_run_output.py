@@ -100,6 +100,22 @@ def test_a_throttled_replay_ingest_prints_progress_lines_when_stderr_is_not_a_te
     assert f"games: {2 * SKELETON_GAMES} fetched" in proc.stdout
 
 
+def test_verification_progress_counts_games_against_the_total() -> None:
+    """Verification (replaying each new match game) shows the same kind of line: done of total,
+    games/s and what remains at that pace."""
+    import io
+
+    out = io.StringIO()
+    with console.CountProgress("verify", 40, interval_s=0.05, stream=out, tty=False) as shown:
+        for _ in range(20):
+            shown.step()
+        time.sleep(0.3)
+    lines = out.getvalue().splitlines()
+    assert lines, "no progress line"
+    m = re.fullmatch(r"verify: 20 of 40 games, (\d+\.\d) games/s; about 20 games and (\d+) s left", lines[-1])
+    assert m, lines[-1]
+
+
 def test_progress_lines_come_every_10_s_by_default() -> None:
     os.environ.pop(console.PROGRESS_INTERVAL_ENV, None)
     assert console.progress_interval_s() == 10.0
