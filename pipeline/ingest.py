@@ -270,8 +270,9 @@ class _GameSink:
         if not isinstance(created, int):
             return None
         start, end = self.span_ms
-        if start is None:
-            self.span_ms = start, end = created, end
+        if start is None:  # no cursor: the stream starts at its first game
+            start = created
+            self.span_ms = (start, end)
         return min(max((created - start) / (end - start), 0.0), 1.0) if end > start else 1.0
 
     def _cap(self, ms: int) -> int:

@@ -170,8 +170,8 @@ def test_a_second_run_stops_at_once_with_exit_3_before_prefect_starts(tmp_path: 
     said = [line for line in proc.stderr.splitlines() if not line.startswith("import time:")]
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
     assert proc.returncode == 3
-    assert said == [f"error: another antichess-td run (pid {os.getpid()}) is writing {cfg.paths.work_database}: "
-                    "wait for it to finish (the published database stays readable meanwhile)"]
+    assert said == [(f"error: another antichess-td run (pid {os.getpid()}) is writing {cfg.paths.work_database}: "
+                     "wait for it to finish (the published database stays readable meanwhile)")]
     assert "prefect" not in imported and "duckdb" not in imported
     assert not cfg.paths.prefect_home.exists()
     assert elapsed < 5, elapsed
