@@ -2,7 +2,8 @@
 searches) → link, score and rank → audit → export → publish.
 
 Logic lives in ``pipeline``; each task is one call. The flow runs inside
-``pipeline.runs.recorded``: it holds the tournament's writer lock, its stages write only the
+``pipeline.runs.recorded`` (under ``antichess-td nightly`` it adopts the run the CLI opened
+before Prefect started): it holds the tournament's writer lock, its stages write only the
 private working database (``run.work``), every stage's counts go to the ``runs`` record, and the
 snapshot TDs read is replaced only by the last task, when everything before it succeeded.
 
@@ -10,7 +11,8 @@ Tasks take the config and inputs (frozen values) and open the database themselve
 unhashable crosses a task boundary (``NO_CACHE``: a nightly run must never be skipped by a cache
 hit). Only fetching is retried: an ingest task that failed because Lichess did (after the
 client's own per-request retries) runs again, resuming from its cursors; bad data and bad
-rulings fail at once. Batches run one after another: Lichess asks for one download at a time
+rulings fail at once. One progress display (``pipeline.console.IngestProgress``) spans the
+batches. Batches run one after another: Lichess asks for one download at a time
 (``lichess.concurrency`` allows 2, its limit, inside a batch), and that limit is per token,
 not per task.
 """
@@ -27,7 +29,7 @@ from prefect.cache_policies import NO_CACHE
 
 from pipeline import ingest, run, runs
 from pipeline.config import Config, load_config
-from pipeline.console import ingest_progress
+from pipeline.console import IngestProgress, ingest_progress, replay_throttle, verify_progress
 from pipeline.errors import LichessError
 
 INGEST_RETRIES = 2
@@ -45,9 +47,8 @@ def retry_delay_s(config: Config) -> float:
 
 @task(name="ingest-batch", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
 def ingest_batch_task(config: Config, inputs: run.Inputs, base_url: str, now: dt.datetime,
-                      players: tuple[str, ...]) -> ingest.IngestReport:
-    with ingest_progress(len(players)) as progress:
-        return run.ingest_batch(config, inputs, base_url, now, players, progress=progress)
+                      players: tuple[str, ...], progress: IngestProgress | None = None) -> ingest.IngestReport:
+    return run.ingest_batch(config, inputs, base_url, now, players, progress=progress)
 
 
 @task(name="ingest-casual-games", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
@@ -58,7 +59,7 @@ def watch_task(config: Config, inputs: run.Inputs, base_url: str, now: dt.dateti
 
 @task(name="link-score-rank", cache_policy=NO_CACHE)
 def score_task(config: Config, inputs: run.Inputs, now: dt.datetime) -> dict[str, Any]:
-    return asdict(run.score_stage(config, inputs, now))
+    return asdict(run.score_stage(config, inputs, now, verify_progress))
 
 
 @task(name="audit", cache_policy=NO_CACHE)
@@ -86,14 +87,16 @@ def _flow_run_id() -> str | None:
 def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
     """Everything, in order. ``now`` (UTC ISO-8601) replays the season as it stood then."""
     config = load_config(Path(config_path))
-    inputs = run.read_inputs(config)
     at = dt.datetime.fromisoformat(now.replace("Z", "+00:00")) if now else dt.datetime.now(dt.UTC)
     with runs.recorded(config, "nightly", at, flow_run_id=_flow_run_id()) as record:
+        record.stage("validate")
+        inputs = run.read_inputs(config)
         work = record.work
         record.stage("ingest")
         options = {"retries": INGEST_RETRIES, "retry_delay_seconds": retry_delay_s(config)}
-        with run.lichess_base_url(work, now=at if now else None) as base_url:
-            batches = [ingest_batch_task.with_options(**options)(work, inputs, base_url, at, players)
+        with run.lichess_base_url(work, now=at if now else None) as base_url, \
+                ingest_progress(len(inputs.player_ids()), replay_throttle(config)) as progress:
+            batches = [ingest_batch_task.with_options(**options)(work, inputs, base_url, at, players, progress)
                        for players in run.player_batches(inputs)]
             watched = watch_task.with_options(**options)(work, inputs, base_url, at, batches)
         ingested = ingest.merge_reports([*batches, watched]).summary()

@@ -2,16 +2,26 @@
 
 Exit codes (contract 1): 0 success; 1 ``audit --fail-on-findings`` found an error; 2 bad input
 (config, TD files, dataset), with one message naming the file, the line or key, and what was
-expected; 3 the run failed for an outside reason (Lichess unreachable, ...), the message says
-which request.
+expected; 3 the run failed for an outside reason (Lichess unreachable, another run writing, ...),
+the message says which; 4 an internal error (the traceback is in the log file); 130 / 143 a run
+stopped by Ctrl-C (SIGINT) / SIGTERM, after its closing line.
+
+Output (``pipeline.console``): stdout the summary; stderr warnings and errors, one line each, and
+progress; every log line (Prefect's too) and tracebacks in ``<database folder>/logs/``; ``-v``
+shows the logs on stderr as well.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
+import os
 import signal
+import socket
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -49,24 +59,149 @@ def _now(text: str | None) -> dt.datetime:
     return t.astimezone(dt.UTC)
 
 
-def _setup_logging() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    for chatty in ("httpx", "httpcore", "urllib3"):  # one line per HTTP request is noise for a TD
-        logging.getLogger(chatty).setLevel(logging.WARNING)
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"antichess-td {version('antichess-td')}")
+        except PackageNotFoundError:
+            typer.echo("antichess-td (not installed: running from a source tree)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show every log line (Prefect's too) on stderr; they always go to <database folder>/logs/.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """Nightly pipeline for Antichess tournament directors on Lichess."""
+    from pipeline import console
+
+    console.setup_logging(verbose)
+
+
+class _Stopper:
+    """Ctrl-C (SIGINT) and SIGTERM during a writing command. The C-level signal handler writes
+    the signal to a socket (``signal.set_wakeup_fd``) that a watcher thread reads at once, whatever
+    the main thread is doing (Prefect replaces the Python-level SIGTERM handler during a flow, and
+    would spend minutes reporting a crash to a server the same Ctrl-C stopped). The watcher closes
+    the run (``runs.interrupt``: 'failed', with why; a publish under way finishes first, none
+    starts), prints the closing line, stops Prefect's temporary server and ends the process with
+    128 + the signal's number (130, 143). The working database is left as a killed run leaves
+    it: the next run resumes from its cursors."""
+
+    def __init__(self) -> None:
+        self.seen = threading.Event()
+        self.enabled = False  # main() (the program) enables it; commands invoked in a test process leave signals alone
+        self.installed = False
+
+    def install(self) -> None:
+        if not self.enabled or self.installed or threading.current_thread() is not threading.main_thread():
+            return
+        self.installed = True
+        read, write = socket.socketpair()
+        write.setblocking(False)
+        signal.set_wakeup_fd(write.fileno(), warn_on_full_buffer=False)
+        self._sockets = (read, write)  # kept open for the process's life
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self._python_handler)
+        threading.Thread(target=self._watch, args=(read,), name="stop-watcher", daemon=True).start()
+
+    def _python_handler(self, signum: int, frame: Any) -> None:
+        """The main thread's share: nothing (the watcher acts), unless the watcher is stuck."""
+        if self.seen.wait(10):
+            return
+        os._exit(128 + signum)
+
+    def _watch(self, sock: socket.socket) -> None:
+        while True:
+            data = sock.recv(64)
+            stops = [b for b in data if b in (signal.SIGINT, signal.SIGTERM)]
+            if stops:
+                break
+        signum = stops[0]
+        self.seen.set()
+        from pipeline import console, runs
+
+        console.stop_progress()
+
+        reason = "interrupted by the user (Ctrl-C)" if signum == signal.SIGINT else "stopped by SIGTERM"
+        try:
+            line = runs.interrupt(reason) or f"{reason}: no run had started; nothing was written"
+        except BaseException as e:  # the closing line matters more than the record
+            line = f"{reason}; the run could not be recorded ({type(e).__name__}: {e})"
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+        log.info("%s", line, extra={"file_only": True})
+        console.flush_logs()
+        _stop_prefect_server()
+        os._exit(128 + signum)
+
+    def wait(self) -> None:
+        """The main thread after an interrupt reached it: the watcher ends the process."""
+        self.seen.wait(10)
+        threading.Event().wait(30)
+
+
+_stopper = _Stopper()
+
+
+def _stop_prefect_server() -> None:
+    """Prefect's temporary server (a child process) would outlive an ``os._exit``."""
+    server = sys.modules.get("prefect.server.api.server")
+    if server is None:
+        return
+    for instance in list(server.SubprocessASGIServer._instances.values()):
+        proc = instance.server_process
+        if proc is None:
+            continue
+        with contextlib.suppress(Exception):
+            proc.terminate()
+            try:
+                proc.wait(2)
+            except Exception:
+                proc.kill()
+
+
+@contextlib.contextmanager
+def _writing(cfg: Any, command: str, at: dt.datetime) -> Iterator[tuple[Any, Any]]:
+    """A writing command's frame: Ctrl-C/SIGTERM handling, its log file, the writer lock and its
+    run record (``runs.recorded``: taken before anything slow starts, so a second run stops at
+    once), then the TD's inputs validated as the run's first stage, so a refusal is recorded in
+    ``runs``. A tournament that never ran (no working database, no lock file) validates first
+    instead: a first run refused at validation writes nothing at all. Yields the run and the inputs."""
+    from pipeline import console, publish
+
+    _stopper.install()
+    work = cfg.paths.work_database
+    if not (work.exists() or publish.lock_path(work).exists()):
+        from pipeline import run
+
+        run.read_inputs(cfg)
+    console.log_to_file(cfg.paths.database.parent, command)
+    with publish.writer_lock(work):  # light: nothing heavy is imported yet
+        from pipeline import run, runs
+
+        with runs.recorded(cfg, command, at) as record:
+            record.stage("validate")
+            inputs = run.read_inputs(cfg)
+            yield record, inputs
 
 
 def _say(line: str) -> None:
     typer.echo(line)
+    log.info("%s", line, extra={"file_only": True})  # the summary in the log file too
 
 
 def _summary(result: dict[str, Any]) -> None:
-    from pipeline.console import ingest_summary
+    from pipeline.console import ingest_summary, rounds_scored
 
     sc = result["score"]
     for line in ingest_summary(result["ingest"], per_player=False):
         _say(line)
     _say(f"score: {sc['match_games']} match games ({sc['counted_games']} counted), {sc['team_matches']} matches, "
-         f"stages {', '.join(sc['stages']) or '-'} ({sc.get('rescored_rounds', 0)} rounds scored again); "
+         f"stages {', '.join(sc['stages']) or '-'} ({rounds_scored(sc['rescored_rounds'], sc['first_scored_rounds'])}); "
          f"{sc['verified']} new games verified, {sc['mismatches']} disagree (see match_games.verdict)")
     for note in sc.get("notes", []):
         _say(f"note: {note}")
@@ -87,16 +222,21 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
 
     Writes the working database only; replaces the published database (paths.database) at the
     end, when every stage succeeded."""
-    from pipeline import prefect_env, run, runs
+    from pipeline import console, prefect_env
 
     cfg = load_config(config)
-    run.read_inputs(cfg)  # bad TD input stops here, before Prefect starts or anything is written
-    _now(now)
-    assert cfg.paths.prefect_home is not None
-    prefect_env.configure(cfg.paths.prefect_home)
-    from flows.nightly import nightly as nightly_flow
+    at = _now(now)
+    # the lock, the run record and bad TD input come first: before Prefect starts, nothing slow runs
+    with _writing(cfg, "nightly", at) as (record, _inputs):
+        record.stage("start")
+        assert cfg.paths.prefect_home is not None
+        prefect_env.configure(cfg.paths.prefect_home)
+        from flows.nightly import nightly as nightly_flow
 
-    result = nightly_flow(config_path=str(config), now=now)
+        console.quiet_prefect()
+        result = nightly_flow(config_path=str(config), now=now)
+    from pipeline import runs
+
     _summary(result)
     _print_standings(cfg)
     _say(runs.summary_line(result["run_id"], cfg.paths.database))
@@ -122,15 +262,14 @@ def ingest(config: ConfigOpt, now: NowOpt = None) -> None:
     """Fetch profiles, antichess rating histories and games (working database; published at the end)."""
     from pipeline import run, runs
 
-    from pipeline.console import ingest_progress, ingest_summary
+    from pipeline.console import ingest_progress, ingest_summary, replay_throttle
 
     cfg = load_config(config)
-    inputs = run.read_inputs(cfg)
     at = _now(now)
-    with runs.recorded(cfg, "ingest", at) as record:
+    with _writing(cfg, "ingest", at) as (record, inputs):
         record.stage("ingest")
         with run.lichess_base_url(record.work, now=at if now else None) as base_url, \
-                ingest_progress(len(inputs.player_ids())) as progress:
+                ingest_progress(len(inputs.player_ids()), replay_throttle(cfg)) as progress:
             report = run.ingest_stage(record.work, inputs, base_url, at, progress=progress)
         summary = report.summary()
         record.done("ingest", runs.ingest_counts(summary), requests=summary["requests"], warnings=summary["warnings"])
@@ -146,17 +285,20 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
     from dataclasses import asdict
 
     from pipeline import run, runs
+    from pipeline.console import rounds_scored, verify_progress
 
     cfg = load_config(config)
-    inputs = run.read_inputs(cfg)
     at = _now(now)
-    with runs.recorded(cfg, "score", at) as record:
+    with _writing(cfg, "score", at) as (record, inputs):
         record.stage("score")
-        report = run.score_stage(record.work, inputs, at)
+        report = run.score_stage(record.work, inputs, at, verify_progress)
         record.done("score", asdict(report), warnings=report.notes)
         exported = _refresh_exports(record)
+    rounds = rounds_scored(report.rescored_rounds, report.first_scored_rounds)
+    if not report.rescored_rounds == report.first_scored_rounds > 0:  # some rounds were left as they were
+        rounds += ": the others' inputs had not changed"
     _say(f"score: {report.match_games} match games ({report.counted_games} counted), {report.team_matches} matches "
-         f"({report.rescored_rounds} rounds scored again: the others' inputs had not changed); "
+         f"({rounds}); "
          f"{report.verified} new games verified, {report.mismatches} disagree")
     for note in report.notes:
         _say(f"note: {note}")
@@ -191,9 +333,8 @@ def audit(
     from pipeline.console import audit_summary
 
     cfg = load_config(config)
-    inputs = run.read_inputs(cfg)
     at = _now(now)
-    with runs.recorded(cfg, "audit", at) as record:
+    with _writing(cfg, "audit", at) as (record, inputs):
         record.stage("audit")
         report = run.audit_stage(record.work, inputs, at)
         record.done("audit", report.summary(), warnings=report.notes)
@@ -221,11 +362,10 @@ def export(config: ConfigOpt) -> None:
 
 @app.command()
 def serve(config: ConfigOpt) -> None:
-    """Serve the nightly flow as a Prefect deployment on the config's cron schedule ([schedule],
-    default 0 3 * * * UTC). Needs a running `prefect server start`; PREFECT_API_URL names it
-    (default http://127.0.0.1:4200/api). Runs until stopped (Ctrl-C pauses the schedule)."""
-    import os
-
+    """Serve the nightly flow as a Prefect deployment on the cron line of the config's schedule
+    table (by default every day at 03:00 UTC). Needs a running `prefect server start`;
+    PREFECT_API_URL names it (default http://127.0.0.1:4200/api). Runs until stopped (Ctrl-C
+    pauses the schedule)."""
     from pipeline import prefect_env, run
 
     cfg = load_config(config)
@@ -235,7 +375,12 @@ def serve(config: ConfigOpt) -> None:
     prefect_env.configure(cfg.paths.prefect_home)
     api = os.environ["PREFECT_API_URL"]
     _check_prefect_server(api)
+    from pipeline import console
+
+    console.log_to_file(cfg.paths.database.parent, "serve")
     from flows.nightly import deployment_options, nightly as nightly_flow
+
+    console.quiet_prefect()
 
     options = deployment_options(cfg, config)
     _say(f"serving deployment antichess-nightly/{options['name']} ({cfg.schedule.cron}, {cfg.schedule.timezone}) "
@@ -351,7 +496,10 @@ def check(config: ConfigOpt) -> None:
 
 
 def main() -> None:
-    _setup_logging()
+    from pipeline import console
+
+    console.setup_logging(verbose=False)  # the -v callback sets it again
+    _stopper.enabled = True
     try:
         app()
     except InputError as e:
@@ -360,11 +508,26 @@ def main() -> None:
         _fail(f"error: Lichess: {e}", e, 3)
     except TdError as e:
         _fail(f"error: {e}", e, 3)
+    except (SystemExit, typer.Exit):
+        raise
+    except BaseException as e:
+        if _stopper.installed and not isinstance(e, Exception) and (_stopper.seen.is_set() or _stopper.seen.wait(1)):
+            _stopper.wait()  # an interrupt: the watcher prints the closing line and ends the process
+        if isinstance(e, KeyboardInterrupt):
+            _fail("interrupted", e, 130)
+        where = console.log_file()
+        _fail(f"error: internal error: {type(e).__name__}: {e} "
+              f"({'the traceback is in ' + str(where) if where else 'run again with -v for the traceback'})", e, 4)
 
 
 def _fail(message: str, e: BaseException, code: int) -> None:
-    """The error, then what the run record adds (which run failed, what stays published)."""
+    """The error, then what the run record adds (which run failed, what stays published). The
+    traceback goes to the log file (and to stderr with -v)."""
+    from pipeline import console
+
+    log.info("%s", message, exc_info=e)
     typer.echo(message, err=True)
     for note in getattr(e, "__notes__", ()):
         typer.echo(note, err=True)
+    console.flush_logs()
     sys.exit(code)

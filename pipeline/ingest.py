@@ -43,7 +43,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import berserk
 import duckdb
@@ -65,6 +65,21 @@ class WatchedBoard:
     player_b: str
     start: dt.datetime  # window start minus margin
     end: dt.datetime    # window end plus margin
+
+
+class Progress(Protocol):
+    """What the console shows while ingesting (``pipeline.console.IngestProgress``); called from
+    the stream threads too."""
+
+    def planned(self, streams: int) -> None:
+        """``streams`` game streams will run."""
+
+    def game(self, stream: str, done: float | None) -> None:
+        """One more game line arrived in ``stream``, which has covered the share ``done`` of its time
+        span (games arrive oldest first, from the cursor to now)."""
+
+    def player_done(self, player: PlayerReport) -> None:
+        """A player's games are in (streamed, or unchanged since the last run)."""
 
 
 @dataclass
@@ -232,7 +247,7 @@ class _GameSink:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, lock: threading.Lock, user_id: str, cursor_ms: int | None,
                  registered: frozenset[str], fetched_at: dt.datetime, player: PlayerReport, report: IngestReport,
-                 endpoint: str, synced_games: int | None) -> None:
+                 endpoint: str, synced_games: int | None, progress: Progress | None = None) -> None:
         self.con = con
         self.lock = lock
         self.user_id = user_id
@@ -243,11 +258,22 @@ class _GameSink:
         self.report = report
         self.endpoint = endpoint            # 'games', or 'vs:<opponent>' for a casual-game search
         self.synced_games = synced_games    # the last complete stream's profile count (kept until this one completes)
+        self.progress = progress
+        self.span_ms = (cursor_ms, lichess.to_ms(fetched_at))   # the stream's time span, for progress
         self.pending: list[tuple[str, lichess.GameRow]] = []
         self.flags: dict[str, str | None] = {}   # game id → why its PGN is suspect (the last copy's)
         self.rejected: list[dict[str, Any]] = []
         self.last_created: int | None = None
         self.min_ongoing: int | None = None
+
+    def _done(self, created: Any) -> float | None:
+        if not isinstance(created, int):
+            return None
+        start, end = self.span_ms
+        if start is None:  # no cursor: the stream starts at its first game
+            start = created
+            self.span_ms = (start, end)
+        return min(max((created - start) / (end - start), 0.0), 1.0) if end > start else 1.0
 
     def _cap(self, ms: int) -> int:
         return ms if self.min_ongoing is None else min(ms, self.min_ongoing)
@@ -265,6 +291,8 @@ class _GameSink:
                 continue
             created = g.get("createdAt")
             gid = g.get("id") if isinstance(g.get("id"), str) else None
+            if self.progress is not None:
+                self.progress.game(f"{self.user_id} {self.endpoint}", self._done(created))
             if g.get("status") in UNFINISHED:
                 self.player.games_ongoing += 1
                 if isinstance(created, int) and g.get("clock"):  # see the module docstring on correspondence
@@ -341,11 +369,12 @@ class _GameSink:
 def sync_games(con: duckdb.DuckDBPyConnection, lock: threading.Lock, client: berserk.Client, user_id: str,
                since_ms: int | None, registered: frozenset[str], fetched_at: dt.datetime, player: PlayerReport,
                report: IngestReport, synced_games: int | None, final_count: int | None, vs: str | None = None,
-               max_resumes: int = 10, sleep: Callable[[float], None] | None = None) -> None:
+               max_resumes: int = 10, sleep: Callable[[float], None] | None = None,
+               progress: Progress | None = None) -> None:
     """Stream a player's games from ``since_ms`` into the database, resuming after cuts."""
     stats = lichess.stats_of(client)
     sink = _GameSink(con, lock, user_id, since_ms, registered, fetched_at, player, report,
-                     endpoint="games" if vs is None else f"vs:{vs}", synced_games=synced_games)
+                     endpoint="games" if vs is None else f"vs:{vs}", synced_games=synced_games, progress=progress)
     stalled = 0
     while True:
         before = stats.requests
@@ -373,7 +402,7 @@ def sync_games(con: duckdb.DuckDBPyConnection, lock: threading.Lock, client: ber
 
 def ingest(con: duckdb.DuckDBPyConnection, client: berserk.Client, player_ids: Iterable[str], since: dt.datetime | None,
            now: dt.datetime, watch: Iterable[WatchedBoard] = (), concurrency: int = 1,
-           progress: Callable[[PlayerReport], None] | None = None,
+           progress: Progress | None = None,
            registered: Iterable[str] | None = None) -> IngestReport:
     """Profiles, antichess rating histories and games of the registered players.
 
@@ -421,19 +450,22 @@ def ingest(con: duckdb.DuckDBPyConnection, client: berserk.Client, player_ids: I
                 lichess.to_ms(since) if since is not None else None)
             streams.append((user, since_ms, gc["synced_games"] if gc is not None else None))
 
+    if progress is not None:
+        progress.planned(len(streams))
+
     def run_stream(item: tuple[lichess.UserRow, int | None, int | None]) -> None:
         user, since_ms, synced = item
         player = report.players[user.user_id]
         worker = con.cursor() if concurrency > 1 else con
         try:
             sync_games(worker, lock, client, user.user_id, since_ms, registered, now, player, report, synced,
-                       final_count=user.antichess_games)
+                       final_count=user.antichess_games, progress=progress)
         finally:
             if worker is not con:
                 worker.close()
         player.games = "streamed"
-        if progress:
-            progress(player)
+        if progress is not None:
+            progress.player_done(player)
 
     if concurrency > 1:
         with ThreadPoolExecutor(max_workers=min(concurrency, 2), thread_name_prefix="lichess-stream") as pool:
@@ -446,8 +478,8 @@ def ingest(con: duckdb.DuckDBPyConnection, client: berserk.Client, player_ids: I
 
     for uid in ids:
         p = report.players.get(uid)
-        if p is not None and p.games == "unchanged" and progress:
-            progress(p)
+        if p is not None and p.games == "unchanged" and progress is not None:
+            progress.player_done(p)
     for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):
         setattr(report, key, getattr(stats, key) - start_stats[key])
     log.info("ingest: %s", {k: v for k, v in report.summary().items() if k != "players"})

@@ -9,7 +9,9 @@ Files, beside ``paths.database`` (say ``out/team.duckdb``):
   run writes. It keeps everything between runs (cursors, raw payloads, verdicts); if it is lost,
   the next run starts again from a copy of the published snapshot.
 * ``out/team.work.duckdb.lock`` — held (``flock``) by the run writing the working database, with
-  its pid: one writer per tournament; a second run stops at once with a clear message.
+  its pid: one writer per tournament; a second run stops at once with a clear message. The CLI
+  takes it before anything slow is imported or started (Prefect); taking it again in the same
+  process (the flow inside the CLI's run) is a no-op.
 * ``out/team.duckdb.tmp-<pid>`` — a snapshot being built; renamed onto the published path when
   complete, removed by the next publish if its run was killed.
 
@@ -30,7 +32,6 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from pipeline import store
 from pipeline.errors import TdError
 
 log = logging.getLogger(__name__)
@@ -44,11 +45,22 @@ def lock_path(work: Path) -> Path:
     return work.with_name(work.name + ".lock")
 
 
+_held: dict[Path, int] = {}   # lock files this process holds → nesting depth
+
+
 @contextlib.contextmanager
 def writer_lock(work: Path) -> Iterator[None]:
     """Hold the working database's lock for the block: the only writer of this tournament.
-    The kernel drops the lock when the process ends, however it ends (even ``kill -9``)."""
-    path = lock_path(work)
+    The kernel drops the lock when the process ends, however it ends (even ``kill -9``). Held
+    already by this process: the block runs under that hold."""
+    path = lock_path(work).absolute()
+    if _held.get(path):
+        _held[path] += 1
+        try:
+            yield
+        finally:
+            _held[path] -= 1
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -62,9 +74,11 @@ def writer_lock(work: Path) -> Iterator[None]:
                              "(the published database stays readable meanwhile)") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _held[path] = 1
         try:
             yield
         finally:
+            del _held[path]
             os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
@@ -74,6 +88,8 @@ def writer_lock(work: Path) -> Iterator[None]:
 def ensure_work(work: Path, published: Path) -> None:
     """A missing working database starts as a copy of the published snapshot (first run after an
     upgrade, or the working file was deleted): nothing stored is fetched again."""
+    from pipeline import store
+
     if work.exists() or not published.exists():
         return
     log.info("no working database %s: starting from a copy of the published %s", work, published)
@@ -91,6 +107,8 @@ def publish(work: Path, published: Path) -> dict[str, int]:
     """Publish the working database as a new self-contained snapshot at ``published``, atomically.
     Returns the row count of every view in it. Call it holding :func:`writer_lock`, with no
     connection of this process open on ``work``."""
+    from pipeline import store
+
     for stale in published.parent.glob(f"{published.name}.tmp-*"):
         log.info("removing %s, left by a run that was stopped while publishing", stale)
         stale.unlink()

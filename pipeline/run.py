@@ -166,7 +166,7 @@ def _client(config: Config, base_url: str, sleep: Callable[[float], None], warn:
 
 
 def ingest_stage(config: Config, inputs: Inputs, base_url: str, now: dt.datetime,
-                 progress: Callable[[ingest.PlayerReport], None] | None = None,
+                 progress: ingest.Progress | None = None,
                  sleep: Callable[[float], None] = time.sleep) -> ingest.IngestReport:
     client = _client(config, base_url, sleep)
     li = config.lichess
@@ -188,7 +188,7 @@ def player_batches(inputs: Inputs, size: int = INGEST_BATCH) -> list[tuple[str, 
 
 
 def ingest_batch(config: Config, inputs: Inputs, base_url: str, now: dt.datetime, players: tuple[str, ...],
-                 progress: Callable[[ingest.PlayerReport], None] | None = None,
+                 progress: ingest.Progress | None = None,
                  sleep: Callable[[float], None] = time.sleep) -> ingest.IngestReport:
     """:func:`ingest_stage` for one batch of players, without the casual-game searches
     (:func:`ingest_watched` does them once every batch is in)."""
@@ -222,14 +222,16 @@ class ScoreReport:
     standings_rows: int = 0
     verified: int = 0
     mismatches: int = 0
-    rescored_rounds: int = 0      # rounds linked and scored again tonight (the others' inputs had not changed)
+    rescored_rounds: int = 0      # rounds linked and scored tonight (the others' inputs had not changed)
+    first_scored_rounds: int = 0  # of those: never scored before
     unplayed_matches: int = 0     # matches with a board unplayed after its window and margin: they wait for a TD ruling
     stages: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)   # config contradictions the TD must fix (run summary, runs.errors)
 
 
-def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport:
+def score_stage(config: Config, inputs: Inputs, now: dt.datetime,
+                verify_progress: Callable[[int], Any] | None = None) -> ScoreReport:
     """Link games to boards, score parts, boards and matches, rank: written per stage in one
     transaction. Only the rounds whose inputs changed since they were scored are linked and
     scored again (rescore_plan); the tables are those a from-scratch run gives."""
@@ -281,6 +283,7 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
                 counts = store.query(con, "queries/scored_counts_of_stage", [stage.name]).row(0, named=True)
             report.stages.append(stage.name)
             report.rescored_rounds += len(plan.rescore)
+            report.first_scored_rounds += len(plan.rescore - plan.scored_before)
             report.match_games += counts["match_games"]
             report.counted_games += counts["counted_games"]
             report.team_matches += counts["team_matches"]
@@ -289,7 +292,7 @@ def score_stage(config: Config, inputs: Inputs, now: dt.datetime) -> ScoreReport
         if report.unplayed_matches:
             report.notes.append(unplayed_note(report.unplayed_matches))
         write_placings(con, config)
-        verify_new_games(con, now, report)
+        verify_new_games(con, now, report, verify_progress)
     finally:
         con.close()
     return report
@@ -324,6 +327,7 @@ class RescorePlan:
     removed: frozenset[int]          # scored before, no longer paired
     full: bool                       # nothing stored for the stage: rewrite it whole
     games_range: tuple[dt.datetime, dt.datetime]
+    scored_before: frozenset[int] = frozenset()   # the rounds that have stored scores
 
     def all_matches(self, con: Any, pairings: tuple[Pairing, ...],
                     new: list[scoring.TeamMatch]) -> list[scoring.TeamMatch]:
@@ -388,7 +392,8 @@ def rescore_plan(con: Any, config: Config, inputs: Inputs, stage: Any, pairings:
     rescore = frozenset(r for r, f in fingerprints.items() if stored.get(r) != f)
     spans = [(lo, hi) for r, _, _, _, _, lo, hi in near if r in rescore]
     span = (min(lo for lo, _ in spans), max(hi for _, hi in spans)) if spans else (now, now)
-    return RescorePlan(stage.name, fingerprints, rescore, frozenset(set(stored) - set(fingerprints)), not stored, span)
+    return RescorePlan(stage.name, fingerprints, rescore, frozenset(set(stored) - set(fingerprints)), not stored, span,
+                       frozenset(stored))
 
 
 def write_td_inputs(con: Any, inputs: Inputs) -> None:
@@ -426,10 +431,17 @@ def audit_stage(config: Config, inputs: Inputs, now: dt.datetime) -> audits.Audi
     return report
 
 
-def verify_new_games(con: Any, now: dt.datetime, report: ScoreReport) -> None:
-    """Verify each counted game once (PGN vs JSON, board vs result); verdicts kept by game id."""
+def verify_new_games(con: Any, now: dt.datetime, report: ScoreReport,
+                     progress: Callable[[int], Any] | None = None) -> None:
+    """Verify each counted game once (PGN vs JSON, board vs result); verdicts kept by game id.
+    ``progress(n)`` gives a context manager whose ``step()`` is called after each game (the console's)."""
     todo = store.query(con, "queries/games_to_verify")
-    verdicts = [verify.verify_game(g) for g in todo.iter_rows(named=True)]
+    verdicts = []
+    with progress(todo.height) if progress is not None else contextlib.nullcontext() as shown:
+        for g in todo.iter_rows(named=True):
+            verdicts.append(verify.verify_game(g))
+            if shown is not None:
+                shown.step()
     with store.transaction(con):
         store.upsert(con, "game_verdicts", [{**v.__dict__, "verified_at": now} for v in verdicts])
     report.verified += len(verdicts)

@@ -7,6 +7,13 @@ hands the block a :class:`Run` whose ``work`` config points every stage at the w
 :meth:`Run.done`; :func:`publish` marks the run 'ok' and publishes the snapshot (the snapshot
 holds its own run as 'ok'). An exception anywhere marks the run 'failed' with the error, leaves
 the published file as it was, and goes on up with a note saying which snapshot TDs still see.
+
+The CLI opens the run itself, before Prefect starts (so a second run is refused, and a refused or
+interrupted run recorded, within a second): the flow's ``recorded`` then adopts that run instead
+of opening another. A run refused at validation is recorded in the working database as 'failed'
+in stage 'validate' with the message (the published snapshot shows it after the next publish).
+:func:`interrupt` closes the run from the CLI's signal watcher (Ctrl-C, SIGTERM): the run is
+marked 'failed' with why, nothing is written for it afterwards, and nothing is published.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import datetime as dt
 import json
 import logging
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,11 +33,18 @@ from typing import Any
 from pipeline import publish as publishing
 from pipeline import store
 from pipeline.config import Config
-from pipeline.errors import TdError
+from pipeline.errors import InputError, TdError
 
 log = logging.getLogger(__name__)
 
 MAX_ERROR_CHARS = 2000
+
+_records = threading.RLock()   # every write of the run record, and the publish, hold it
+_active: Run | None = None     # the run this process has open (one at a time)
+
+
+class Stopped(BaseException):
+    """The run was closed by :func:`interrupt` (a signal): nothing more is written for it."""
 
 
 def working(config: Config) -> Config:
@@ -48,6 +63,9 @@ class Run:
     counts: dict[str, Any] = field(default_factory=dict)
     requests: int = 0
     warnings: list[str] = field(default_factory=list)
+    stage_now: str | None = None   # the stage running (or that failed)
+    closed: bool = False           # interrupted: the record is final, nothing more is written
+    published: bool = False
 
     @property
     def work(self) -> Config:
@@ -55,6 +73,7 @@ class Run:
 
     def stage(self, name: str) -> None:
         """``name`` starts: a run killed now is reported as failed in ``name``."""
+        self.stage_now = name
         _write(self, "running", stage=name)
 
     def done(self, name: str, counts: dict[str, Any], requests: int = 0, warnings: Sequence[str] = ()) -> None:
@@ -71,15 +90,18 @@ def _now() -> dt.datetime:
 
 def _write(run: Run, status: str, stage: str | None, error: str | None = None,
            finished_at: dt.datetime | None = None) -> None:
-    con = store.connect(run.config.paths.work_database)
-    try:
-        con.execute(store.sql("queries/run_update"), {
-            "run_id": run.run_id, "status": status, "stage": stage, "finished_at": finished_at,
-            "counts": json.dumps(run.counts, default=str, sort_keys=True), "requests": run.requests,
-            "warnings": run.warnings, "error": error,
-        })
-    finally:
-        con.close()
+    with _records:
+        if run.closed:
+            raise Stopped()
+        con = store.connect(run.config.paths.work_database)
+        try:
+            con.execute(store.sql("queries/run_update"), {
+                "run_id": run.run_id, "status": status, "stage": stage, "finished_at": finished_at,
+                "counts": json.dumps(run.counts, default=str, sort_keys=True), "requests": run.requests,
+                "warnings": run.warnings, "error": error, "flow_run_id": run.flow_run_id,
+            })
+        finally:
+            con.close()
 
 
 def _begin(config: Config, command: str, as_of: dt.datetime, flow_run_id: str | None) -> Run:
@@ -114,15 +136,20 @@ def _status(run: Run) -> str:
 def publish(run: Run) -> dict[str, Any]:
     """Mark the run 'ok' and publish the working database (the snapshot carries this run as 'ok').
     Returns the published path and its views' row counts."""
-    _write(run, "ok", stage="publish", finished_at=_now())
     paths = run.config.paths
-    counts = publishing.publish(paths.work_database, paths.database)
+    with _records:  # an interrupt waits for the publish to end (or the publish does not start)
+        _write(run, "ok", stage="publish", finished_at=_now())
+        run.stage_now = "publish"
+        counts = publishing.publish(paths.work_database, paths.database)
+        run.published = True
     log.info("published %s (run %s)", paths.database, run.run_id)
     return {"path": str(paths.database), "views": counts}
 
 
 def _error_text(e: BaseException) -> str:
-    if isinstance(e, KeyboardInterrupt):
+    if type(e).__name__ == "TerminationSignal":  # Prefect's SIGTERM
+        text = "stopped by SIGTERM"
+    elif isinstance(e, KeyboardInterrupt):
         text = "interrupted by the user (Ctrl-C)"
     elif isinstance(e, TdError):
         text = str(e)
@@ -134,23 +161,53 @@ def _error_text(e: BaseException) -> str:
 @contextlib.contextmanager
 def recorded(config: Config, command: str, as_of: dt.datetime, flow_run_id: str | None = None) -> Iterator[Run]:
     """Run the block as run N of the working database (see the module docstring). A block that
-    ends normally without having published publishes on the way out."""
+    ends normally without having published publishes on the way out. Inside a run this process
+    already has open on the same working database (the CLI's, around the flow), the block runs
+    as part of it: same run, no second lock, the outer block records how it ends."""
+    global _active
     paths = config.paths
     assert paths.work_database is not None
+    outer = _active
+    if outer is not None and outer.config.paths.work_database == paths.work_database:
+        if flow_run_id is not None:
+            outer.flow_run_id = flow_run_id
+            _write(outer, "running", stage=outer.stage_now)
+        yield outer
+        return
     with publishing.writer_lock(paths.work_database):
         publishing.ensure_work(paths.work_database, paths.database)
         run = _begin(config, command, as_of, flow_run_id)
+        _active = run
         try:
             yield run
             if _status(run) == "running":
                 publish(run)
         except BaseException as e:
-            stage = _failed_stage(run)
-            with contextlib.suppress(Exception):  # the error itself matters more than recording it
+            stage = run.stage_now or _failed_stage(run)
+            with contextlib.suppress(Exception, Stopped):  # the error itself matters more than recording it
                 _write(run, "failed", stage=stage, error=_error_text(e), finished_at=_now())
-            if isinstance(e, Exception):
+            if isinstance(e, Exception) and not (isinstance(e, InputError) and stage == "validate"):
                 e.add_note(failure_note(config, run.run_id, stage))
             raise
+        finally:
+            _active = None
+
+
+def interrupt(reason: str) -> str | None:
+    """Close this process's open run because of a signal (any thread): 'failed' with ``reason``
+    in the stage it was in, and nothing written for it afterwards. Returns the closing line
+    (None when no run is open). A publish under way finishes first."""
+    with _records:
+        run = _active
+        if run is None:
+            return None
+        if run.published or run.closed:
+            run.closed = True
+            return summary_line(run.run_id, run.config.paths.database)
+        stage = run.stage_now
+        _write(run, "failed", stage=stage, error=reason, finished_at=_now())
+        run.closed = True
+    return failure_note(run.config, run.run_id, stage, "interrupted")
 
 
 def _failed_stage(run: Run) -> str | None:
@@ -163,7 +220,7 @@ def _failed_stage(run: Run) -> str | None:
     return None
 
 
-def failure_note(config: Config, run_id: int, stage: str | None) -> str:
+def failure_note(config: Config, run_id: int, stage: str | None, how: str = "failed") -> str:
     """What a TD reads under the error: the run, where it failed, and what the published file holds."""
     where = f" in {stage}" if stage else ""
     last = last_published_run(config.paths.database)
@@ -172,7 +229,7 @@ def failure_note(config: Config, run_id: int, stage: str | None) -> str:
     else:
         held = (f"the published {config.paths.database} is unchanged: it holds run {last['run_id']} "
                 f"({last['command']}, finished {last['finished_at']:%Y-%m-%d %H:%M:%S} UTC)")
-    return f"run {run_id} failed{where}; {held}"
+    return f"run {run_id} {how}{where}; {held}"
 
 
 def last_published_run(published: Path) -> dict[str, Any] | None:

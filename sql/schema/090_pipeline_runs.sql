@@ -11,7 +11,7 @@ CREATE TABLE IF NOT EXISTS pipeline_runs (
     finished_at TIMESTAMPTZ,             -- NULL while running
     status      VARCHAR NOT NULL,        -- running | ok | failed
     as_of       TIMESTAMPTZ NOT NULL,    -- the run's "now": the real time, or --now when replaying a season
-    stage       VARCHAR,                 -- the stage running; for a failed run the stage that failed
+    stage       VARCHAR,                 -- the stage running (validate, start, ingest, score, audit, export, publish); for a failed run the stage that failed
     counts      JSON,                    -- per finished stage, e.g. {"ingest": {"requests": 3, ...}, "score": {...}}
     requests    INTEGER,                 -- Lichess requests made (ingest)
     warnings    VARCHAR[],               -- what a TD should look at (missing players, empty histories, notes)
