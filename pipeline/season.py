@@ -22,6 +22,11 @@ alternating colours; Swiss pairings for rounds 2-7 (or up to ``swiss_rounds``) p
 without rematches (the TD's job, simulated here); the top teams (TEAM-FMT-1) play semifinals, a
 final and a bronze match. More Swiss rounds than 7 push the knockout, the final and the dataset's
 "now" (``TEAM_END``) back by a week each.
+
+Every planted fact holds whatever the seed: a planted count is a ``session`` of a set size, a
+rating a fact compares is steered into a band by forced games (``Steer``) while the players it is
+compared with sit still (quiet periods), and ``build_season`` checks each one (raising if the
+generator broke it) before writing PLANTED.csv with the numbers the data holds.
 """
 
 from __future__ import annotations
