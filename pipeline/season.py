@@ -22,6 +22,11 @@ alternating colours; Swiss pairings for rounds 2-7 (or up to ``swiss_rounds``) p
 without rematches (the TD's job, simulated here); the top teams (TEAM-FMT-1) play semifinals, a
 final and a bronze match. More Swiss rounds than 7 push the knockout, the final and the dataset's
 "now" (``TEAM_END``) back by a week each.
+
+Every planted fact holds whatever the seed: a planted count is a ``session`` of a set size, a
+rating a fact compares is steered into a band by forced games (``Steer``) while the players it is
+compared with sit still (quiet periods), and ``build_season`` checks each one (raising if the
+generator broke it) before writing PLANTED.csv with the numbers the data holds.
 """
 
 from __future__ import annotations
@@ -402,6 +407,7 @@ class BoardMatch:
     stop_at: float | None = None          # ACWC-Q-2: stop once either player reaches this
     rated: bool = True
     scoring: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(POINTS))  # clock → (win, draw)
+    counts_until: dt.datetime | None = None   # TEAM-FMT-3: games created from here on are outside the window, not counted
 
 
 def play_board(world: World, bm: BoardMatch, start: dt.datetime, results: list[str] | None = None,
@@ -440,7 +446,9 @@ def play_board(world: World, bm: BoardMatch, start: dt.datetime, results: list[s
             bm.game_ids.append(g["id"])
             win, draw = bm.scoring[tc_text]
             w = g.get("winner")
-            if w is None:
+            if bm.counts_until is not None and _t(g["createdAt"]) >= bm.counts_until:
+                pass   # outside the window: the pipeline does not count it, nor do the demo's standings
+            elif w is None:
                 bm.points["a"] += draw
                 bm.points["b"] += draw
             else:
@@ -759,10 +767,12 @@ class Season:
                     self.plant("TEAM-FMT-3", bm.a.name, f"swiss round 2: a 3+0 game against {bm.b.name} (wrong_time_control)")
                     return {"extras": {17: wrong}}
                 if key == (2, 1, 3):
+                    # 18 games with 10 s or more between them cannot all start within 5 minutes
                     window_end = TEAM_START + dt.timedelta(days=14)
-                    self.plant("TEAM-FMT-3", bm.a.name, f"swiss round 2: the match against {bm.b.name} began Monday 23:00 "
+                    bm.counts_until = window_end
+                    self.plant("TEAM-FMT-3", bm.a.name, f"swiss round 2: the match against {bm.b.name} began Monday 23:55 "
                                                          "and ran past 23:59:59 UTC: the later games are outside_window")
-                    return {"start": window_end - dt.timedelta(minutes=60)}
+                    return {"start": window_end - dt.timedelta(minutes=5)}
                 if key == (3, 0, 4):
                     def nostart(end: dt.datetime) -> dt.datetime:
                         w.play(Spec(end + dt.timedelta(seconds=20), 0, bm.a, bm.b, parse_time_control("0+2"), status="noStart",
@@ -855,7 +865,8 @@ class Season:
         alive = order[:q]
         self.ko_rounds = int(math.log2(q)) - 1
         window = TEAM_START + dt.timedelta(days=7 * self.swiss_rounds)
-        losers: list[str] = []
+        losers: list[tuple[str, str]] = []
+
         def under_caps(at: dt.datetime) -> None:
             """Every board 4 at least 100 under its team's cap (TEAM-CAP-1) from `at` (a knockout or final
             round's start; board 4 plays nothing else then): the planted ties force wins and losses
@@ -882,13 +893,16 @@ class Season:
                                                               "(their board was tied); the captains' four 3+0 games went 3-1")
                 else:
                     win = ta if a >= bp else tb
-                winners.append(win)
-                losers.append(tb if win == ta else ta)
-            alive = winners
+                winners.append((ta, win))
+                losers.append((ta, tb if win == ta else ta))
+            # the next round pairs the winners as the pipeline reads the matches: by the name of
+            # their first team (sql/queries/team_matches_of_stage.sql), so its proposal is this one
+            alive = [t for _, t in sorted(winners)]
+            losers = sorted(losers)
             window += dt.timedelta(days=7)
         # final and bronze (TEAM-SCORE-1: the 0.5+1 part added)
         under_caps(window)
-        pairs = [(alive[0], alive[1]), (losers[0], losers[1])]
+        pairs = [(alive[0], alive[1]), (losers[0][1], losers[1][1])]
         boards_all = self.team_round("final", 1, window, pairs, FINAL_PARTS,
                                      lambda m_i, board, bm: self._tie(bm) if m_i == 1 else None)
         w.run_until(window + dt.timedelta(days=7))

@@ -1,4 +1,4 @@
--- Audit acwc_elig_games. Rules: ACWC-ELIG-2 (with its resolution of 2026-12-01).
+-- Audit acwc_elig_games. Rules: ACWC-ELIG-2.
 -- Invariant: every player has at least min_rated_games (100) rated antichess games created
 -- before games_before (2021-09-01 00:00 UTC). Counted from the stored games (the
 -- elig_game_counts view). Where they begin after the account was created and cannot prove it,
