@@ -327,17 +327,25 @@ def placings(stages: Sequence[StageResult], names: Mapping[str, str] | None = No
     else:
         earlier = []
     for ties in reversed(earlier):
-        losers = [t.loser for t in ties if t.loser]
-        if not losers:
-            continue
-        lo, hi = next_place, next_place + len(losers) - 1
         label = _round_name(len(ties))
+        open_ties = [t for t in ties if t.winner is None or t.loser is None]
+        if open_ties:  # a tie still undecided (pending, unplayed, waiting for a ruling): no place below it is final
+            placed = {p.entrant for p in out}  # (an entrant already paired in a later round is placed there)
+            alive = [e for t in open_ties for e in (t.a, t.b) if e not in placed]
+            add(alive, ties[0].stage, {e: f"plays the {label}" for e in alive}, False)
+        decided = [t for t in ties if t not in open_ties]
+        if not decided:
+            continue
+        lo, hi = next_place, next_place + len(decided) - 1
         how = {}
-        for t in ties:
+        for t in decided:
             w, loser = t.winner, t.loser
             assert w is not None and loser is not None
             how[loser] = f"lost the {label} v {name(w)}, {_score(t, loser)}; places {lo}–{hi} by {order_text(loser)}"
-        add(losers, ties[0].stage, how, True)
+        add([t.loser for t in decided if t.loser], ties[0].stage, how, not open_ties)
+    unplaced = sorted(in_bracket - {p.entrant for p in out})
+    if unplaced:  # a winner whose next round is only partly paired: in the knockout, place open
+        add(unplaced, rounds[0][0].stage, {e: "in the knockout" for e in unplaced}, False)
     later = set(in_bracket)
     for i in range(len(tables) - 1, -1, -1):
         s = tables[i]

@@ -101,6 +101,20 @@ def test_quarterfinals_decided_semifinals_pending() -> None:
     assert [got[t] for t in ("T02", "T04", "T06", "T08", "T09")] == [5, 6, 7, 8, 9]
 
 
+def test_an_undecided_quarterfinal_leaves_the_bracket_places_open() -> None:
+    """TEAM-FMT-1 with a quarterfinal still undecided (T02 v T07 unplayed, waiting for a ruling)
+    while one semifinal is already paired: every knockout entrant stays in the bracket with no
+    place (the open tie's loser shares 5-8 with the others, by Swiss rank), each listed once, and
+    the non-qualifiers' places 9-16 are final."""
+    quarters = QUARTERS[:1] + (m("knockout", 1, "T02", "T07", 0, 0, None),) + QUARTERS[2:]
+    semi = (m("knockout", 2, "T01", "T05", 0, 0, None),)  # pending
+    got = [(p.place, p.entrant) for p in bracket.placings(team_event(quarters, semi, ()))]
+    assert sorted(e for _, e in got) == sorted(TEAMS)
+    assert {e for p, e in got if p is None} == {f"T{i:02d}" for i in range(1, 9)}
+    assert [(p, e) for p, e in got if p is not None] == [(9, "T09"), (10, "T10"), (11, "T11"), (11, "T12"), (13, "T13"),
+                                                         (14, "T14"), (15, "T15"), (16, "T16")]
+
+
 def test_acwc_placings_final_third_place_candidates_qualification() -> None:
     """ACWC-F-1 / ACWC-SF-1 / ACWC-C-1: the final tied in round 1 and replayed in round 2 (the
     replay decides); the third-place match; then the candidates not in the semifinals by pool
