@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pipeline import exports, store
 from pipeline.config import Config
+from pipeline.inputs import Override
 
 STANDINGS_COLUMNS = ("stage", "after_round", "rank", "entrant", "entrant_id", "matches_played", "byes", "match_points",
                      "points_scored", "points_conceded", "points_difference", "median_buchholz", "cumulative", "seed_rating")
@@ -70,22 +70,9 @@ def write_findings(path: Path, findings: Sequence[Any]) -> Path:
 # --------------------------------------------------------------------------- rulings
 
 
-@dataclass(frozen=True)
-class Ruling:
-    """One row of overrides.csv as the posts read it (ids as the overrides table holds them)."""
-
-    stage: str
-    round: int
-    subject: str
-    action: str
-    value: str
-    reason: str
-    line: int
-
-
-def rulings_in_force(rulings: Sequence[Ruling], stage_order: Sequence[str], stage: str, rnd: int,
+def rulings_in_force(rulings: Sequence[Override], stage_order: Sequence[str], stage: str, rnd: int,
                      entrants: tuple[str, str], players: set[str], team_of: dict[str, str],
-                     game_ids: set[str]) -> list[Ruling]:
+                     game_ids: set[str]) -> list[Override]:
     """The TD rulings that shape one match (stage, round, entrants a and b, the players on its
     boards, the games listed for it), in file order: a forfeit or 0-0 draw of one of its players
     in this round, a disqualification of one of its players from this round or earlier (or for
@@ -93,7 +80,7 @@ def rulings_in_force(rulings: Sequence[Ruling], stage_order: Sequence[str], stag
     for this round, a replacement from this round or earlier on one of its teams."""
     here = stage_order.index(stage) if stage in stage_order else 0
 
-    def from_here_on(r: Ruling) -> bool:
+    def from_here_on(r: Override) -> bool:
         at = stage_order.index(r.stage) if r.stage in stage_order else 0
         return at < here or (at == here and r.round <= rnd)
 
@@ -120,7 +107,7 @@ def rulings_in_force(rulings: Sequence[Ruling], stage_order: Sequence[str], stag
     return out
 
 
-def ruling_text(r: Ruling, name: dict[str, str]) -> str:
+def ruling_text(r: Override, name: dict[str, str]) -> str:
     """A ruling as one Markdown line: what the TD decided, the reason, and where it is written.
     Names are display names; every TD-typed text is neutralised like a table cell."""
     def n(x: str) -> str:
@@ -191,7 +178,7 @@ def round_post(con: Any, config: Config, stage: Any, rnd: int, boards: Any, labe
     board_results_of_stage rows; ``labels``: an optional label per match (ids a, b)."""
     names = dict(store.query(con, "queries/names").iter_rows())
     team_of = dict(store.query(con, "queries/team_of_player").iter_rows())
-    rulings = [Ruling(**r) for r in store.query(con, "queries/rulings").iter_rows(named=True)]
+    rulings = [Override(**r) for r in store.query(con, "queries/rulings").iter_rows(named=True)]
     windows = {(r["entrant_a"], r["entrant_b"]): (r["window_start"], r["window_end"])
                for r in store.query(con, "queries/windows_of_round", [stage.name, rnd]).iter_rows(named=True)}
     games: dict[str, set[str]] = {}
