@@ -31,6 +31,7 @@ generator broke it) before writing PLANTED.csv with the numbers the data holds.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import heapq
@@ -38,7 +39,7 @@ import io
 import json
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -574,6 +575,18 @@ class Season:
             return 2150
         return 2200
 
+    @contextlib.contextmanager
+    def replaced(self, team: str, player: Player) -> Iterator[None]:
+        """TEAM-COMP-6: the replacement plays `player`'s board of `team` (from the round the TD's
+        `replace` ruling names, and in every later stage) while the block runs; the roster keeps
+        the registered player for everything else (histories, registration, checks)."""
+        seat = self.roster[team].index(player)
+        self.roster[team][seat] = self.replacement
+        try:
+            yield
+        finally:
+            self.roster[team][seat] = player
+
     def team_members(self) -> list[Player]:
         return [p for ms_ in self.roster.values() for p in ms_]
 
@@ -837,11 +850,8 @@ class Season:
                 pairs = swiss_pairs(order, played)
             played |= {frozenset(p) for p in pairs}
             if rnd >= 7:  # the replacement plays the disqualified player's board from round 7 on
-                team = teams[-1]
-                seat = self.roster[team].index(forfeiter)
-                self.roster[team][seat] = self.replacement
-                results += self.team_round("swiss", rnd, window, pairs, SWISS_PARTS, planted(rnd))
-                self.roster[team][seat] = forfeiter
+                with self.replaced(teams[-1], forfeiter):
+                    results += self.team_round("swiss", rnd, window, pairs, SWISS_PARTS, planted(rnd))
             else:
                 results += self.team_round("swiss", rnd, window, pairs, SWISS_PARTS, planted(rnd))
             if rnd == 6:
@@ -879,8 +889,9 @@ class Season:
             under_caps(window)
             pairs = [(alive[i], alive[len(alive) - 1 - i]) for i in range(len(alive) // 2)]
             tie = rnd == self.ko_rounds  # the last knockout round (the semifinals) has the planted tie
-            boards_all = self.team_round("knockout", rnd, window, pairs, KO_PARTS,
-                                         lambda m_i, board, bm, tie=tie: self._tie(bm) if tie and m_i == 0 else None)
+            with self.replaced(teams[-1], forfeiter):  # and in the later stages (TEAM-COMP-6)
+                boards_all = self.team_round("knockout", rnd, window, pairs, KO_PARTS,
+                                             lambda m_i, board, bm, tie=tie: self._tie(bm) if tie and m_i == 0 else None)
             w.run_until(window + dt.timedelta(days=7))
             winners, losers = [], []
             for m_i, boards in enumerate(boards_all):
@@ -903,8 +914,9 @@ class Season:
         # final and bronze (TEAM-SCORE-1: the 0.5+1 part added)
         under_caps(window)
         pairs = [(alive[0], alive[1]), (losers[0][1], losers[1][1])]
-        boards_all = self.team_round("final", 1, window, pairs, FINAL_PARTS,
-                                     lambda m_i, board, bm: self._tie(bm) if m_i == 1 else None)
+        with self.replaced(teams[-1], forfeiter):
+            boards_all = self.team_round("final", 1, window, pairs, FINAL_PARTS,
+                                         lambda m_i, board, bm: self._tie(bm) if m_i == 1 else None)
         w.run_until(window + dt.timedelta(days=7))
         ta, tb = pairs[1]
         self._captains_games(ta, tb, window, ["a", "b", "a", "b"], "final", 1)
