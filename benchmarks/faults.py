@@ -41,20 +41,23 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 # Prefect reads its settings at import: a throwaway home, quiet, no telemetry (as tests/conftest.py)
-os.environ.update({
-    "PREFECT_HOME": tempfile.mkdtemp(prefix="bench-faults-prefect-"),
-    "DO_NOT_TRACK": "1",
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "PREFECT_LOGGING_LEVEL": "WARNING",
-    "PREFECT_LOGGING_TO_API_ENABLED": "false",
-    "PREFECT_SERVER_UI_ENABLED": "false",
-    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
-    "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
-})
+os.environ.update(
+    {
+        "PREFECT_HOME": tempfile.mkdtemp(prefix="bench-faults-prefect-"),
+        "DO_NOT_TRACK": "1",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "PREFECT_LOGGING_TO_API_ENABLED": "false",
+        "PREFECT_SERVER_UI_ENABLED": "false",
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+        "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
+    }
+)
 os.environ.pop("PREFECT_API_URL", None)
 
 import faultkit  # noqa: E402
-from pipeline import replay  # noqa: E402
+
+from pipeline.sim import replay  # noqa: E402
 
 SKELETON = ROOT / "tests" / "data" / "skeleton"
 TIMEOUT_S = 0.5
@@ -62,9 +65,15 @@ TIMEOUT_S = 0.5
 HTTP_SCENARIOS = [
     ("429 on 30% of requests", lambda seed: replay.Faults(rate_429=0.3, retry_after_s=0, seed=seed)),
     ("5xx on 30% of requests", lambda seed: replay.Faults(rate_5xx=0.3, seed=seed)),
-    ("5xx bursts of 4 (5% of requests start one)", lambda seed: replay.Faults(burst_5xx=4, rate_5xx_burst=0.05, seed=seed)),
+    (
+        "5xx bursts of 4 (5% of requests start one)",
+        lambda seed: replay.Faults(burst_5xx=4, rate_5xx_burst=0.05, seed=seed),
+    ),
     ("half the streams cut at a random byte", lambda seed: replay.Faults(rate_cut=0.5, seed=seed)),
-    ("a fifth of the streams stall 1 s > 0.5 s timeout", lambda seed: replay.Faults(rate_stall=0.2, stall_s=1.0, seed=seed)),
+    (
+        "a fifth of the streams stall 1 s > 0.5 s timeout",
+        lambda seed: replay.Faults(rate_stall=0.2, stall_s=1.0, seed=seed),
+    ),
 ]
 
 
@@ -102,8 +111,10 @@ def main() -> None:
         from prefect.testing.utilities import prefect_test_harness
 
         t0 = time.perf_counter()
-        with prefect_test_harness(server_startup_timeout=120), \
-                temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        with (
+            prefect_test_harness(server_startup_timeout=120),
+            temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}),
+        ):
             api = str(PREFECT_API_URL.value())
             print(f"Prefect test server up in {time.perf_counter() - t0:.1f} s", flush=True)
             name = "kill -9 of nightly, then rerun"
@@ -116,16 +127,41 @@ def main() -> None:
                 out, _ = faultkit.kill_nightly_scenario(sk, api, seed, kills=args.kills)
                 total.add(out)
             outcomes.append(total)
-            print(f"  {name}: {total.injected.get('kill', 0)} kills in {total.runs} runs, {total.wall_s:.1f} s", flush=True)
+            print(
+                f"  {name}: {total.injected.get('kill', 0)} kills in {total.runs} runs, {total.wall_s:.1f} s",
+                flush=True,
+            )
 
     print()
-    print(f"waits x {args.scale:g} (production: >= 60 s after a 429, 2 s backoff after a 5xx; 5 retries); "
-          f"{args.seeds} seeds per scenario")
-    head = ("scenario", "runs", "lost", "duplicated", "extra requests", "time waited", "at production waits",
-            "wall (undisturbed)", "tables equal")
-    rows = [(o.scenario, str(o.runs), str(o.lost), str(o.duplicated), str(o.extra_requests), f"{o.waited_s:.2f} s",
-             f"{o.waited_s / args.scale:,.0f} s", f"{o.wall_s:.1f} s ({o.reference_wall_s:.1f} s)", "yes" if not o.differing_tables else "NO: " + ", ".join(o.differing_tables))
-            for o in outcomes]
+    print(
+        f"waits x {args.scale:g} (production: >= 60 s after a 429, 2 s backoff after a 5xx; 5 retries); "
+        f"{args.seeds} seeds per scenario"
+    )
+    head = (
+        "scenario",
+        "runs",
+        "lost",
+        "duplicated",
+        "extra requests",
+        "time waited",
+        "at production waits",
+        "wall (undisturbed)",
+        "tables equal",
+    )
+    rows = [
+        (
+            o.scenario,
+            str(o.runs),
+            str(o.lost),
+            str(o.duplicated),
+            str(o.extra_requests),
+            f"{o.waited_s:.2f} s",
+            f"{o.waited_s / args.scale:,.0f} s",
+            f"{o.wall_s:.1f} s ({o.reference_wall_s:.1f} s)",
+            "yes" if not o.differing_tables else "NO: " + ", ".join(o.differing_tables),
+        )
+        for o in outcomes
+    ]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, tuple("-" * w for w in widths), *rows]:
         print("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |")

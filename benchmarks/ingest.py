@@ -30,9 +30,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipeline import ingest, lichess, replay, store  # noqa: E402
-from pipeline.demo import DemoPlayer, game_json, play_out, user_json  # noqa: E402
-from pipeline.timecontrol import parse_time_control  # noqa: E402
+from pipeline.domain.timecontrol import parse_time_control  # noqa: E402
+from pipeline.lichess import client as lichess  # noqa: E402
+from pipeline.lichess import ingest  # noqa: E402
+from pipeline.sim import replay  # noqa: E402
+from pipeline.sim.games import DemoPlayer, game_json, play_out, user_json  # noqa: E402
+from pipeline.store import gateway as store  # noqa: E402
 
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 CLOCKS = [parse_time_control(t) for t in ("0+2", "1+2", "2+5", "1+0", "3+0", "0.5+1")]
@@ -44,20 +47,27 @@ def build(folder: Path, players: int, games: int, outsiders_share: float, seed: 
     by python-chess (generating every game move by move would take minutes)."""
     rng = random.Random(seed)
     pool = [play_out(rng, 0.5) for _ in range(60)]
-    reg = [DemoPlayer(f"Bench{i:03d}", 1500 + rng.randint(0, 800), dt.datetime(2020, 1, 1, tzinfo=dt.UTC), 2000)
-           for i in range(players)]
+    reg = [
+        DemoPlayer(f"Bench{i:03d}", 1500 + rng.randint(0, 800), dt.datetime(2020, 1, 1, tzinfo=dt.UTC), 2000)
+        for i in range(players)
+    ]
     outsiders = [DemoPlayer(f"Other{i:03d}", 1700, dt.datetime(2020, 1, 1, tzinfo=dt.UTC), 2000) for i in range(200)]
     lines = []
     t = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)
     step = (NOW - dt.timedelta(days=2) - t) / max(games, 1)
     for i in range(games):
         a = rng.choice(reg)
-        b = rng.choice(outsiders) if rng.random() < outsiders_share else rng.choice([p for p in reg if p is not a] or reg)
+        b = (
+            rng.choice(outsiders)
+            if rng.random() < outsiders_share
+            else rng.choice([p for p in reg if p is not a] or reg)
+        )
         white, black = (a, b) if rng.random() < 0.5 else (b, a)
         played = pool[i % len(pool)]
         start = t + step * i
-        g = game_json(f"b{i:07d}", white, black, rng.choice(CLOCKS), start, start + dt.timedelta(minutes=3), played,
-                      True, 0, 0)
+        g = game_json(
+            f"b{i:07d}", white, black, rng.choice(CLOCKS), start, start + dt.timedelta(minutes=3), played, True, 0, 0
+        )
         lines.append(json.dumps(g))
         for p in (white, black):
             p.rated_games += 1
@@ -109,24 +119,33 @@ def main() -> None:
         first, elapsed, sent = run(big, tmp_path / "a.duckdb", ids, replay.ReplayOptions(games_per_s=0))
         floor = math.ceil(len(ids) / 300) + 2 * len(ids)
         local = first.games_fetched / elapsed
-        print(f"(c) local path: {first.games_fetched} game records ({first.games_distinct} distinct) in {elapsed:.2f} s "
-              f"= {local:,.0f} games/s")
+        print(
+            f"(c) local path: {first.games_fetched} game records ({first.games_distinct} distinct) in {elapsed:.2f} s "
+            f"= {local:,.0f} games/s"
+        )
         print(f"(a) first run: {first.requests} requests, floor ceil(N/300) + N + N = {floor}")
         second, elapsed2, _ = run(big, tmp_path / "a.duckdb", ids, replay.ReplayOptions(games_per_s=0))
         redownloaded = second.games_already_stored
-        print(f"(a) second run, nothing new: {second.requests} requests, {second.games_fetched} games fetched, "
-              f"{redownloaded} downloaded again, {elapsed2:.2f} s")
+        print(
+            f"(a) second run, nothing new: {second.requests} requests, {second.games_fetched} games fetched, "
+            f"{redownloaded} downloaded again, {elapsed2:.2f} s"
+        )
 
         # (b) backfill from a server throttled like lichess.org for a token holder
         throttle = 30.0
-        back, elapsed_b, sent_b = run(small, tmp_path / "b.duckdb", small_ids, replay.ReplayOptions(games_per_s=throttle),
-                                      streams=args.streams)
+        back, elapsed_b, sent_b = run(
+            small, tmp_path / "b.duckdb", small_ids, replay.ReplayOptions(games_per_s=throttle), streams=args.streams
+        )
         floor_b = back.games_fetched / (throttle * args.streams)
-        print(f"(b) backfill: {back.games_fetched} games in {elapsed_b:.2f} s; floor {back.games_fetched} / "
-              f"({throttle:g} x {args.streams}) = {floor_b:.2f} s")
+        print(
+            f"(b) backfill: {back.games_fetched} games in {elapsed_b:.2f} s; floor {back.games_fetched} / "
+            f"({throttle:g} x {args.streams}) = {floor_b:.2f} s"
+        )
 
-    print(f"requests_ratio={first.requests / floor:.3f} redownloaded={redownloaded} "
-          f"backfill_ratio={elapsed_b / floor_b:.3f} local_games_per_s={local:.0f}")
+    print(
+        f"requests_ratio={first.requests / floor:.3f} redownloaded={redownloaded} "
+        f"backfill_ratio={elapsed_b / floor_b:.3f} local_games_per_s={local:.0f}"
+    )
 
 
 if __name__ == "__main__":

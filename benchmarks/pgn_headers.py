@@ -17,7 +17,7 @@ from pathlib import Path
 
 import chess.pgn
 
-from pipeline.verify import pgn_players
+from pipeline.domain.verify import pgn_players
 
 SEASON = Path(__file__).resolve().parent.parent / "tests" / "data" / "season" / "lichess" / "games.ndjson"
 

@@ -1,6 +1,6 @@
-"""How well pipeline.rd estimates each game's post-game RD, against the demo's true RD (TEAM-CAP-5).
+"""How well pipeline.domain.rd estimates each game's post-game RD, against the demo's true RD (TEAM-CAP-5).
 
-The demo rates every game with pipeline.glicko exactly as Lichess does and writes the true RD
+The demo rates every game with pipeline.domain.glicko exactly as Lichess does and writes the true RD
 before and after every rated game of a registered player to ``truth/deviations.csv`` (data
 Lichess never publishes). This script runs the estimator on the demo's stored games and prints
 the error distribution of ``rd_est`` against the true post-game RD, the share of true values
@@ -13,7 +13,7 @@ TEAM-CAP-5 threshold), overall and at the planted cap crossings.
 
 The games come from the demo's ``out/team.duckdb`` (opened read-only; the TEAM players'
 ``lichess_games``) or, with ``--build`` or when no database is there, straight from its
-``lichess/games.ndjson`` typed by pipeline.lichess.parse_game (every registered player, TEAM and
+``lichess/games.ndjson`` typed by pipeline.lichess.client.parse_game (every registered player, TEAM and
 ACWC). Prints only measurements; no timing.
 """
 
@@ -31,7 +31,9 @@ from pathlib import Path
 
 import polars as pl
 
-from pipeline import lichess, rd, store
+from pipeline.domain import rd
+from pipeline.lichess import client as lichess
+from pipeline.store import gateway as store
 
 DEFAULT_DEMO = Path("/work/demo-default")
 THRESHOLD = 80.0
@@ -62,13 +64,18 @@ def games_from_ndjson(demo: Path) -> tuple[pl.DataFrame, tuple[str, ...]]:
 def truth(demo: Path) -> pl.DataFrame:
     with (demo / "truth" / "deviations.csv").open(encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    return pl.DataFrame({"game_id": [r["game_id"] for r in rows], "user_id": [r["user_id"] for r in rows],
-                         "true_before": [float(r["rd_before"]) for r in rows],
-                         "true_after": [float(r["rd_after"]) for r in rows]})
+    return pl.DataFrame(
+        {
+            "game_id": [r["game_id"] for r in rows],
+            "user_id": [r["user_id"] for r in rows],
+            "true_before": [float(r["rd_before"]) for r in rows],
+            "true_after": [float(r["rd_after"]) for r in rows],
+        }
+    )
 
 
 def summarize(est: pl.DataFrame, true: pl.DataFrame) -> dict[str, float]:
-    """The numbers the README quotes (also used by tests/test_rd.py)."""
+    """The numbers the README quotes (also used by tests/domain/test_rd.py)."""
     j = est.join(true, on=["game_id", "user_id"], how="inner")
     n = j.height
     out: dict[str, float] = {"rows": est.height, "joined": n}
@@ -77,9 +84,15 @@ def summarize(est: pl.DataFrame, true: pl.DataFrame) -> dict[str, float]:
         out[f"share_{m}"] = out[f"count_{m}"] / n if n else 0.0
     known = j.filter(pl.col("rd_est").is_not_null()).with_columns(err=(pl.col("rd_est") - pl.col("true_after")).abs())
     e = known["err"]
-    out.update(mean_abs=e.mean(), median_abs=e.median(), p90_abs=e.quantile(0.9), p99_abs=e.quantile(0.99), max_abs=e.max())
-    out["inside"] = j.filter((pl.col("true_after") >= pl.col("rd_low") - 1e-9)
-                             & (pl.col("true_after") <= pl.col("rd_high") + 1e-9)).height / n
+    out.update(
+        mean_abs=e.mean(), median_abs=e.median(), p90_abs=e.quantile(0.9), p99_abs=e.quantile(0.99), max_abs=e.max()
+    )
+    out["inside"] = (
+        j.filter(
+            (pl.col("true_after") >= pl.col("rd_low") - 1e-9) & (pl.col("true_after") <= pl.col("rd_high") + 1e-9)
+        ).height
+        / n
+    )
     out["median_width"] = (j["rd_high"] - j["rd_low"]).median()
     wrong = known.filter((pl.col("rd_est") > THRESHOLD) != (pl.col("true_after") > THRESHOLD))
     out["threshold_disagree"] = wrong.height
@@ -88,8 +101,12 @@ def summarize(est: pl.DataFrame, true: pl.DataFrame) -> dict[str, float]:
     near = known.filter((pl.col("true_after") - THRESHOLD).abs() <= 10)
     out["near_80"] = near.height
     out["near_80_disagree"] = near.filter((pl.col("rd_est") > THRESHOLD) != (pl.col("true_after") > THRESHOLD)).height
-    out["unknown_true_above_80"] = j.filter((pl.col("rd_method") == "unknown") & (pl.col("true_after") > THRESHOLD)).height
-    out["unknown_interval_above_80"] = j.filter((pl.col("rd_method") == "unknown") & (pl.col("rd_low") > THRESHOLD)).height
+    out["unknown_true_above_80"] = j.filter(
+        (pl.col("rd_method") == "unknown") & (pl.col("true_after") > THRESHOLD)
+    ).height
+    out["unknown_interval_above_80"] = j.filter(
+        (pl.col("rd_method") == "unknown") & (pl.col("rd_low") > THRESHOLD)
+    ).height
     for m in ("estimated", "carried"):
         part = known.filter(pl.col("rd_method") == m)["err"]
         out[f"median_abs_{m}"] = part.median() if part.len() else float("nan")
@@ -106,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="rd-accuracy-") as tmp:
         demo = args.demo
         if args.build:
-            from pipeline.season import build_season
+            from pipeline.sim.season import build_season
+
             demo = Path(tmp) / "demo"
             build_season(demo, seed=args.seed)
         db = demo / "out" / "team.duckdb"
@@ -122,27 +140,38 @@ def main(argv: list[str] | None = None) -> int:
         s = summarize(est, truth(demo))
         planted = planted_crossings(demo, est)
     print(f"source: {source}")
-    print(f"games: {games.height}  sides estimated: {int(s['rows'])}  joined to truth: {int(s['joined'])}  "
-          f"({took:.1f} s)")
+    print(
+        f"games: {games.height}  sides estimated: {int(s['rows'])}  joined to truth: {int(s['joined'])}  ({took:.1f} s)"
+    )
     print("methods: " + "  ".join(f"{m} {int(s[f'count_{m}'])} ({s[f'share_{m}']:.2%})" for m in rd.METHODS))
-    print(f"|rd_est - true RD after|: mean {s['mean_abs']:.2f}  median {s['median_abs']:.2f}  p90 {s['p90_abs']:.2f}  "
-          f"p99 {s['p99_abs']:.2f}  max {s['max_abs']:.2f}")
-    print(f"  estimated rows: median {s['median_abs_estimated']:.2f} p99 {s['p99_abs_estimated']:.2f}; "
-          f"carried rows: median {s['median_abs_carried']:.2f} p99 {s['p99_abs_carried']:.2f}")
+    print(
+        f"|rd_est - true RD after|: mean {s['mean_abs']:.2f}  median {s['median_abs']:.2f}  p90 {s['p90_abs']:.2f}  "
+        f"p99 {s['p99_abs']:.2f}  max {s['max_abs']:.2f}"
+    )
+    print(
+        f"  estimated rows: median {s['median_abs_estimated']:.2f} p99 {s['p99_abs_estimated']:.2f}; "
+        f"carried rows: median {s['median_abs_carried']:.2f} p99 {s['p99_abs_carried']:.2f}"
+    )
     print(f"true RD inside [rd_low, rd_high]: {s['inside']:.3%}  (median width {s['median_width']:.1f})")
-    print(f"threshold 80: rd_est > 80 disagrees with true > 80 in {int(s['threshold_disagree'])} rows "
-          f"({s['threshold_disagree_share']:.3%}; {int(s['true_above_80'])} rows truly above 80); within 10 of 80: "
-          f"{int(s['near_80_disagree'])} of {int(s['near_80'])}")
-    print(f"unknown rows: {int(s['unknown_true_above_80'])} truly above 80, {int(s['unknown_interval_above_80'])} "
-          "with rd_low above 80")
+    print(
+        f"threshold 80: rd_est > 80 disagrees with true > 80 in {int(s['threshold_disagree'])} rows "
+        f"({s['threshold_disagree_share']:.3%}; {int(s['true_above_80'])} rows truly above 80); within 10 of 80: "
+        f"{int(s['near_80_disagree'])} of {int(s['near_80'])}"
+    )
+    print(
+        f"unknown rows: {int(s['unknown_true_above_80'])} truly above 80, {int(s['unknown_interval_above_80'])} "
+        "with rd_low above 80"
+    )
     print("planted cap crossings (PLANTED.csv / TRAPS.csv; the notes give the true RD before the crossing game):")
     for subject, day, true_rd, row in planted:
         if row is None:
             print(f"  {subject:<14} {day}  true RD {true_rd:>3}  (no crossing game stored)")
             continue
         shown = "unknown" if row["rd_est"] is None else f"{row['rd_est']:6.1f}"
-        print(f"  {subject:<14} {day}  true RD {true_rd:>3}  estimate after the game {shown} "
-              f"[{row['rd_low']:.1f}, {row['rd_high']:.1f}] {row['rd_method']}")
+        print(
+            f"  {subject:<14} {day}  true RD {true_rd:>3}  estimate after the game {shown} "
+            f"[{row['rd_low']:.1f}, {row['rd_high']:.1f}] {row['rd_method']}"
+        )
     return 0
 
 
@@ -155,9 +184,11 @@ def planted_crossings(demo: Path, est: pl.DataFrame) -> list[tuple[str, str, int
                 if not r["rule_id"].startswith("TEAM-CAP-"):
                     continue
                 for day, true_rd in re.findall(r"(\d{4}-\d{2}-\d{2}) \(RD (\d+)\)", r["note"]):
-                    rows = est.filter((pl.col("user_id") == r["subject"].lower())
-                                      & (pl.col("played_at").dt.date() == dt.date.fromisoformat(day))
-                                      & (pl.col("rating_after") > 2200)).sort("played_at")
+                    rows = est.filter(
+                        (pl.col("user_id") == r["subject"].lower())
+                        & (pl.col("played_at").dt.date() == dt.date.fromisoformat(day))
+                        & (pl.col("rating_after") > 2200)
+                    ).sort("played_at")
                     out.append((r["subject"], day, int(true_rd), rows.row(0, named=True) if rows.height else None))
     return out
 

@@ -15,14 +15,14 @@ matter more than seconds):
 
 (a) cold: the season ingested through the replay server as of the night after round 10
     (03:00 UTC on round 11's Tuesday); then, on a database with those games but no scored
-    tables and no verdicts, ``pipeline.run.score_stage`` (link, score, standings, and the
+    tables and no verdicts, ``pipeline.stages.steps.score_stage`` (link, score, standings, and the
     verification of every listed game) and the audits. Verification is timed apart from the rest.
 (b) nightly: round 11's games ingested as of the next Tuesday 03:00 (timed and shown apart);
     then the same steps, which now rescore only the rounds whose inputs changed and verify only
     the new games. Run ``--repeats`` times from a copy of the same database, interleaved across
     the sizes; the median counts.
 
-The audit step runs ``pipeline.run.audit_stage(config, inputs, now)`` when it exists and shows
+The audit step runs ``pipeline.stages.steps.audit_stage(config, inputs, now)`` when it exists and shows
 ``audits_s=n/a (not built yet)`` otherwise. The last line is exactly
 ``teams=64 cold_s=C nightly_s=W growth=R`` with R = nightly(64) / (2 × nightly(32)) (1 = linear).
 Goals: W < 2, R ≤ 1.2.
@@ -36,7 +36,6 @@ import dataclasses
 import datetime as dt
 import hashlib
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -47,16 +46,24 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline import run, store  # noqa: E402
-from pipeline.config import Config, load_config  # noqa: E402
-from pipeline.season import TEAM_START, build_season  # noqa: E402
+from pipeline.inputs.config import load_config  # noqa: E402
+from pipeline.model import Config  # noqa: E402
+from pipeline.sim.season import TEAM_START, build_season  # noqa: E402
+from pipeline.stages import steps as run  # noqa: E402
+from pipeline.store import gateway as store  # noqa: E402
 
 SWISS_ROUNDS = 11
-NIGHT_10 = TEAM_START + dt.timedelta(days=7 * 10, hours=3)   # the night after round 10 (round 11's Tuesday)
-NIGHT_11 = NIGHT_10 + dt.timedelta(days=7)                   # the night after round 11
+NIGHT_10 = TEAM_START + dt.timedelta(days=7 * 10, hours=3)  # the night after round 10 (round 11's Tuesday)
+NIGHT_11 = NIGHT_10 + dt.timedelta(days=7)  # the night after round 11
 CACHE = Path(tempfile.gettempdir()) / "antichess-td-bench-season"
-GENERATOR = ("pipeline/season.py", "pipeline/demo.py", "pipeline/glicko.py")
-INGEST = ("pipeline/ingest.py", "pipeline/lichess.py", "pipeline/replay.py", "pipeline/store.py", "sql/schema")
+GENERATOR = ("pipeline/sim/season.py", "pipeline/sim/games.py", "pipeline/domain/glicko.py")
+INGEST = (
+    "pipeline/lichess/ingest.py",
+    "pipeline/lichess/client.py",
+    "pipeline/sim/replay.py",
+    "pipeline/store/gateway.py",
+    "sql/schema",
+)
 
 
 def source_hash(paths: tuple[str, ...]) -> str:
@@ -106,7 +113,7 @@ def first_night(folder: Path, cfg: Config, inputs: run.Inputs) -> Path:
 
 @contextlib.contextmanager
 def verification_timer() -> Iterator[dict[str, float]]:
-    """Time pipeline.run.verify_new_games (called by score_stage) apart from the rest."""
+    """Time pipeline.stages.steps.verify_new_games (called by score_stage) apart from the rest."""
     spent = {"verify": 0.0}
     original = run.verify_new_games
 
@@ -116,6 +123,7 @@ def verification_timer() -> Iterator[dict[str, float]]:
             original(*args)
         finally:
             spent["verify"] += time.perf_counter() - t0
+
     run.verify_new_games = timed  # type: ignore[assignment]
     try:
         yield spent
@@ -124,7 +132,7 @@ def verification_timer() -> Iterator[dict[str, float]]:
 
 
 def audit_step(cfg: Config, inputs: run.Inputs, now: dt.datetime) -> float | None:
-    """The audits (pipeline/audits.py, run through pipeline.run.audit_stage): seconds, or None
+    """The audits (pipeline/stages/audit.py, run through pipeline.stages.steps.audit_stage): seconds, or None
     while they are not built."""
     audit: Callable[..., Any] | None = getattr(run, "audit_stage", None)
     if audit is None:
@@ -136,7 +144,7 @@ def audit_step(cfg: Config, inputs: run.Inputs, now: dt.datetime) -> float | Non
 
 @dataclasses.dataclass
 class Night:
-    total: float       # link + score + standings + audits + verification
+    total: float  # link + score + standings + audits + verification
     verify: float
     audits: float | None
     verified: int
@@ -225,9 +233,11 @@ def main() -> None:
     args.history_games = tuple(int(x) for x in args.history_games.split("-", 1))
     sizes_wanted = [int(t) for t in args.teams.split(",")]
     CACHE.mkdir(parents=True, exist_ok=True)
-    print(f"seasons: {', '.join(map(str, sizes_wanted))} teams, {SWISS_ROUNDS} Swiss rounds, history "
-          f"{args.history_games[0]}-{args.history_games[1]} games a player, {args.acwc_players} ACWC players, "
-          f"seed {args.seed}; cache {CACHE}")
+    print(
+        f"seasons: {', '.join(map(str, sizes_wanted))} teams, {SWISS_ROUNDS} Swiss rounds, history "
+        f"{args.history_games[0]}-{args.history_games[1]} games a player, {args.acwc_players} ACWC players, "
+        f"seed {args.seed}; cache {CACHE}"
+    )
 
     with tempfile.TemporaryDirectory(prefix="bench-season-") as tmp:
         work = Path(tmp)
@@ -239,37 +249,47 @@ def main() -> None:
             cold_and_second_night(size, work)
             c = size.cold
             assert c is not None
-            print(f"{size.teams} teams: cold {c.total:.2f} s (verification {c.verify:.2f} s of {c.verified:,} games, "
-                  f"the rest {c.rest:.2f} s, {audits_text(c)}); round 11 ingested: {size.new_games:,} new games "
-                  f"in {size.ingest_s:.1f} s")
+            print(
+                f"{size.teams} teams: cold {c.total:.2f} s (verification {c.verify:.2f} s of {c.verified:,} games, "
+                f"the rest {c.rest:.2f} s, {audits_text(c)}); round 11 ingested: {size.new_games:,} new games "
+                f"in {size.ingest_s:.1f} s"
+            )
         for _ in range(args.repeats):  # interleaved, so drift on a busy machine hits every size alike
             for size in sizes:
                 nightly_once(size)
 
     print()
-    print(f"{'teams':>5} {'games':>7} {'match games':>11} | {'cold s':>7} {'verify':>7} {'rest':>6} | "
-          f"{'new games':>9} {'nightly s':>9} {'verify':>7} {'rest':>6} {'rounds':>6}  (median of {args.repeats})")
+    print(
+        f"{'teams':>5} {'games':>7} {'match games':>11} | {'cold s':>7} {'verify':>7} {'rest':>6} | "
+        f"{'new games':>9} {'nightly s':>9} {'verify':>7} {'rest':>6} {'rounds':>6}  (median of {args.repeats})"
+    )
     for s in sizes:
         c, n = s.cold, s.nightly
         assert c is not None
-        print(f"{s.teams:>5} {s.games:>7,} {s.match_games:>11,} | {c.total:>7.2f} {c.verify:>7.2f} {c.rest:>6.2f} | "
-              f"{n.verified:>9,} {n.total:>9.2f} {n.verify:>7.2f} {n.rest:>6.2f} {n.rescored_rounds:>6}")
+        print(
+            f"{s.teams:>5} {s.games:>7,} {s.match_games:>11,} | {c.total:>7.2f} {c.verify:>7.2f} {c.rest:>6.2f} | "
+            f"{n.verified:>9,} {n.total:>9.2f} {n.verify:>7.2f} {n.rest:>6.2f} {n.rescored_rounds:>6}"
+        )
     print(f"audits: {audits_text(sizes[-1].nightly)}")
     by = {s.teams: s for s in sizes}
-    for a, b in zip(sizes, sizes[1:]):
+    for a, b in zip(sizes, sizes[1:], strict=False):
         ca, cb = a.cold, b.cold
         assert ca is not None and cb is not None
-        print(f"growth {a.teams} -> {b.teams} teams (x{b.teams / a.teams:g}): cold x{cb.total / ca.total:.2f} "
-              f"(verification x{cb.verify / ca.verify:.2f}, the rest x{cb.rest / ca.rest:.2f}), nightly "
-              f"x{b.nightly.total / a.nightly.total:.2f} (verification x{b.nightly.verify / a.nightly.verify:.2f}, "
-              f"the rest x{b.nightly.rest / a.nightly.rest:.2f})")
+        print(
+            f"growth {a.teams} -> {b.teams} teams (x{b.teams / a.teams:g}): cold x{cb.total / ca.total:.2f} "
+            f"(verification x{cb.verify / ca.verify:.2f}, the rest x{cb.rest / ca.rest:.2f}), nightly "
+            f"x{b.nightly.total / a.nightly.total:.2f} (verification x{b.nightly.verify / a.nightly.verify:.2f}, "
+            f"the rest x{b.nightly.rest / a.nightly.rest:.2f})"
+        )
     if 64 in by and 32 in by:
         w = by[64].nightly.total
         r = w / (2 * by[32].nightly.total)
         c64 = by[64].cold
         assert c64 is not None
-        print(f"goals: nightly {w:.2f} s {'<' if w < 2 else '>='} 2 s: {'met' if w < 2 else 'NOT met'}; "
-              f"growth {r:.3f} {'<=' if r <= 1.2 else '>'} 1.2: {'met' if r <= 1.2 else 'NOT met'}")
+        print(
+            f"goals: nightly {w:.2f} s {'<' if w < 2 else '>='} 2 s: {'met' if w < 2 else 'NOT met'}; "
+            f"growth {r:.3f} {'<=' if r <= 1.2 else '>'} 1.2: {'met' if r <= 1.2 else 'NOT met'}"
+        )
         print(f"teams=64 cold_s={c64.total:.1f} nightly_s={w:.2f} growth={r:.3f}")
 
 

@@ -1,5 +1,5 @@
-"""Prefect flows: thin wrappers that sequence the stages in ``pipeline.run``.
+"""Prefect flows: thin wrappers that sequence the stages in ``pipeline.stages.steps``.
 
-Import :mod:`pipeline.prefect_env` (and call ``configure``) before this package: Prefect
+Import :mod:`pipeline.cli.prefect_env` (and call ``configure``) before this package: Prefect
 reads its settings when it is first imported.
 """

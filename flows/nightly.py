@@ -2,7 +2,7 @@
 searches) → link, score and rank → audit → export → publish.
 
 Logic lives in ``pipeline``; each task is one call. The flow runs inside
-``pipeline.runs.recorded`` (under ``antichess-td nightly`` it adopts the run the CLI opened
+``pipeline.stages.record.recorded`` (under ``antichess-td nightly`` it adopts the run the CLI opened
 before Prefect started): it holds the tournament's writer lock, its stages write only the
 private working database (``run.work``), every stage's counts go to the ``runs`` record, and the
 snapshot TDs read is replaced only by the last task, when everything before it succeeded.
@@ -11,7 +11,7 @@ Tasks take the config and inputs (frozen values) and open the database themselve
 unhashable crosses a task boundary (``NO_CACHE``: a nightly run must never be skipped by a cache
 hit). Only fetching is retried: an ingest task that failed because Lichess did (after the
 client's own per-request retries) runs again, resuming from its cursors; bad data and bad
-rulings fail at once. One progress display (``pipeline.console.IngestProgress``) spans the
+rulings fail at once. One progress display (``pipeline.cli.console.IngestProgress``) spans the
 batches. Batches run one after another: Lichess asks for one download at a time
 (``lichess.concurrency`` allows 2, its limit, inside a batch), and that limit is per token,
 not per task.
@@ -27,10 +27,13 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from pipeline import ingest, run, runs
-from pipeline.config import Config, load_config
-from pipeline.console import IngestProgress, ingest_progress, replay_throttle, verify_progress
+from pipeline.cli.console import IngestProgress, ingest_progress, replay_throttle, verify_progress
 from pipeline.errors import LichessError
+from pipeline.inputs.config import load_config
+from pipeline.lichess import ingest
+from pipeline.model import Config
+from pipeline.stages import record as runs
+from pipeline.stages import steps as run
 
 INGEST_RETRIES = 2
 
@@ -42,18 +45,25 @@ def _lichess_failed(task: Any, task_run: Any, state: Any) -> bool:
 
 def retry_delay_s(config: Config) -> float:
     """After the client's own retries (backoff_s, doubling, max_retries times): the next step."""
-    return config.lichess.backoff_s * 2 ** config.lichess.max_retries
+    return config.lichess.backoff_s * 2**config.lichess.max_retries
 
 
 @task(name="ingest-batch", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
-def ingest_batch_task(config: Config, inputs: run.Inputs, base_url: str, now: dt.datetime,
-                      players: tuple[str, ...], progress: IngestProgress | None = None) -> ingest.IngestReport:
+def ingest_batch_task(
+    config: Config,
+    inputs: run.Inputs,
+    base_url: str,
+    now: dt.datetime,
+    players: tuple[str, ...],
+    progress: IngestProgress | None = None,
+) -> ingest.IngestReport:
     return run.ingest_batch(config, inputs, base_url, now, players, progress=progress)
 
 
 @task(name="ingest-casual-games", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
-def watch_task(config: Config, inputs: run.Inputs, base_url: str, now: dt.datetime,
-               batches: list[ingest.IngestReport]) -> ingest.IngestReport:
+def watch_task(
+    config: Config, inputs: run.Inputs, base_url: str, now: dt.datetime, batches: list[ingest.IngestReport]
+) -> ingest.IngestReport:
     return run.ingest_watched(config, inputs, base_url, now, batches)
 
 
@@ -94,13 +104,19 @@ def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
         work = record.work
         record.stage("ingest")
         options = {"retries": INGEST_RETRIES, "retry_delay_seconds": retry_delay_s(config)}
-        with run.lichess_base_url(work, now=at if now else None) as base_url, \
-                ingest_progress(len(inputs.player_ids()), replay_throttle(config)) as progress:
-            batches = [ingest_batch_task.with_options(**options)(work, inputs, base_url, at, players, progress)
-                       for players in run.player_batches(inputs)]
+        with (
+            run.lichess_base_url(work, now=at if now else None) as base_url,
+            ingest_progress(len(inputs.player_ids()), replay_throttle(config)) as progress,
+        ):
+            batches = [
+                ingest_batch_task.with_options(**options)(work, inputs, base_url, at, players, progress)
+                for players in run.player_batches(inputs)
+            ]
             watched = watch_task.with_options(**options)(work, inputs, base_url, at, batches)
         ingested = ingest.merge_reports([*batches, watched]).summary()
-        record.done("ingest", runs.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"])
+        record.done(
+            "ingest", runs.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"]
+        )
 
         record.stage("score")
         scored = score_task(work, inputs, at)
@@ -115,8 +131,14 @@ def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
         record.done("export", {"files": len(exported)})
 
         published = publish_task(record)
-    return {"run_id": record.run_id, "ingest": ingested, "score": scored, "audit": audited, "exports": exported,
-            "published": published}
+    return {
+        "run_id": record.run_id,
+        "ingest": ingested,
+        "score": scored,
+        "audit": audited,
+        "exports": exported,
+        "published": published,
+    }
 
 
 def deployment_options(config: Config, config_path: Path) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """``python -m pipeline`` is the ``antichess-td`` command."""
 
-from pipeline.cli import main
+from pipeline.cli.app import main
 
 main()

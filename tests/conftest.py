@@ -13,21 +13,23 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-os.environ.update({
-    "PREFECT_HOME": tempfile.mkdtemp(prefix="antichess-td-prefect-"),
-    "DO_NOT_TRACK": "1",
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "PREFECT_LOGGING_LEVEL": "WARNING",
-    "PREFECT_LOGGING_TO_API_ENABLED": "false",
-    "PREFECT_SERVER_UI_ENABLED": "false",
-    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
-    "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
-})
+os.environ.update(
+    {
+        "PREFECT_HOME": tempfile.mkdtemp(prefix="antichess-td-prefect-"),
+        "DO_NOT_TRACK": "1",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "PREFECT_LOGGING_TO_API_ENABLED": "false",
+        "PREFECT_SERVER_UI_ENABLED": "false",
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+        "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
+    }
+)
 os.environ.pop("PREFECT_API_URL", None)
 
 import pytest  # noqa: E402
 
-from pipeline import replay  # noqa: E402
+from pipeline.sim import replay  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 SKELETON = DATA / "skeleton"
@@ -63,7 +65,7 @@ def skeleton_server() -> Iterator[replay.ReplayServer]:
 def default_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The default demo (seed 2026, the one the README measures), built once per run (~50 s) and
     shared: tests that score or audit it write only under its out/ folders."""
-    from pipeline.season import build_season
+    from pipeline.sim.season import build_season
 
     out = tmp_path_factory.mktemp("default-demo") / "demo"
     build_season(out)

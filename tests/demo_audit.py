@@ -1,7 +1,7 @@
 """Audit a built demo as a nightly run does (ingest from the in-process replay server, score,
 audit, for the TEAM season and the ACWC qualification) and compare the findings with what the
-generator planted. Shared by tests/test_audits_demo.py (the default demo) and
-tests/test_demo_seeds.py (other seeds)."""
+generator planted. Shared by tests/stages/test_audits_demo.py (the default demo) and
+tests/sim/test_demo_seeds.py (other seeds)."""
 
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline import run, runs
-from pipeline.config import load_config
+from pipeline.inputs.config import load_config
+from pipeline.stages import record as runs
+from pipeline.stages import steps as run
 
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 AUDIT_RULES = ("TEAM-ELIG-", "TEAM-COMP-", "TEAM-CAP-", "TEAM-CONDUCT-", "ACWC-ELIG-", "ACWC-SEED-", "ACWC-CONDUCT-")
 
-Finding = tuple[str, str, str, str]   # rule_id, severity, subject, team ('' for none)
+Finding = tuple[str, str, str, str]  # rule_id, severity, subject, team ('' for none)
 
 
 def audit_demo(demo: Path) -> dict[str, Path]:
@@ -33,7 +34,9 @@ def audit_demo(demo: Path) -> dict[str, Path]:
             record.stage("ingest")
             with run.lichess_base_url(record.work) as base_url:
                 summary = run.ingest_stage(record.work, inputs, base_url, NOW).summary()
-            record.done("ingest", runs.ingest_counts(summary), requests=summary["requests"], warnings=summary["warnings"])
+            record.done(
+                "ingest", runs.ingest_counts(summary), requests=summary["requests"], warnings=summary["warnings"]
+            )
             record.stage("score")
             scored = run.score_stage(record.work, inputs, NOW)
             record.done("score", dataclasses.asdict(scored), warnings=scored.notes)
@@ -87,7 +90,7 @@ def trap_findings(demo: Path, found: list[Finding]) -> list[tuple[str, str]]:
 def build_and_audit(out: Path, seed: int, **size: object) -> dict[str, Path]:
     """Build the demo of `seed` (build_season's size arguments) under `out`, then audit_demo it
     (a top-level function, so a process pool can run it)."""
-    from pipeline.season import build_season
+    from pipeline.sim.season import build_season
 
     build_season(out, seed=seed, **size)  # type: ignore[arg-type]
     return audit_demo(out)

@@ -1,4 +1,4 @@
-"""Fault-injection scenarios, shared by tests/test_faults.py and benchmarks/faults.py (issue 9).
+"""Fault-injection scenarios, shared by tests/lichess/test_faults.py and benchmarks/faults.py (issue 9).
 
 A scenario runs the real path (replay server on 127.0.0.1 with injected faults → berserk →
 DuckDB file, or the real ``python -m pipeline`` CLI killed with SIGKILL and rerun) and is judged
@@ -28,8 +28,11 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline import ingest, lichess, replay, store
 from pipeline.errors import LichessError
+from pipeline.lichess import client as lichess
+from pipeline.lichess import ingest
+from pipeline.sim import replay
+from pipeline.store import gateway as store
 
 ROOT = Path(__file__).resolve().parent.parent
 SEASON = ROOT / "tests" / "data" / "season" / "lichess"
@@ -45,8 +48,9 @@ DUPLICATES = {  # table: the key a row may appear under only once
 
 def scaled_policy(scale: float, max_retries: int = 5) -> lichess.RetryPolicy:
     """The production retry policy (≥60 s after a 429, 2 s backoff, 600 s cap) with every wait × scale."""
-    return lichess.RetryPolicy(rate_limit_wait_s=60 * scale, backoff_s=2 * scale, max_retries=max_retries,
-                               max_wait_s=600 * scale)
+    return lichess.RetryPolicy(
+        rate_limit_wait_s=60 * scale, backoff_s=2 * scale, max_retries=max_retries, max_wait_s=600 * scale
+    )
 
 
 @dataclass
@@ -103,8 +107,10 @@ def duplicates(con: duckdb.DuckDBPyConnection) -> int:
 # games (one `vs` request each, since the full stream's cursor) and records that search in a
 # 'vs:<opponent>' cursor row, which the single undisturbed night never needed. Those rows are
 # search bookkeeping (no game data); every other cursor row is compared.
-SEARCH_CURSORS = ("SELECT count(*), coalesce(sum(hash(user_id, endpoint, since_ms, synced_games, synced_rating)::HUGEINT), 0) "
-                  "FROM ingest_cursors WHERE NOT starts_with(endpoint, 'vs:')")
+SEARCH_CURSORS = (
+    "SELECT count(*), coalesce(sum(hash(user_id, endpoint, since_ms, synced_games, synced_rating)::HUGEINT), 0) "
+    "FROM ingest_cursors WHERE NOT starts_with(endpoint, 'vs:')"
+)
 
 
 def checksums(con: duckdb.DuckDBPyConnection, second_night_ok: bool) -> dict[str, tuple[int, int]]:
@@ -133,8 +139,15 @@ def judge(reference: Path, disturbed: Path, second_night_ok: bool = False) -> tu
 
 # -- ingest-level scenarios (in-process, the replay server's fault options)
 
-def ingest_once(dataset: replay.Dataset, path: Path, faults: replay.Faults, policy: lichess.RetryPolicy,
-                timeout_s: float = 5.0, attempts: int = 1 + TASK_RETRIES) -> tuple[Outcome, ingest.IngestReport]:
+
+def ingest_once(
+    dataset: replay.Dataset,
+    path: Path,
+    faults: replay.Faults,
+    policy: lichess.RetryPolicy,
+    timeout_s: float = 5.0,
+    attempts: int = 1 + TASK_RETRIES,
+) -> tuple[Outcome, ingest.IngestReport]:
     """Ingest every player of `dataset` into `path` from a server injecting `faults`. A fetch that
     still fails after the client's retries is rerun from its cursors, as the nightly flow's task
     retries do (at most `attempts` runs); each rerun counts as a run."""
@@ -172,8 +185,15 @@ def reference_ingest(dataset: replay.Dataset, path: Path) -> Reference:
     return Reference(path, out.extra_requests, out.wall_s)
 
 
-def ingest_scenario(name: str, dataset: replay.Dataset, ref: Reference, path: Path, faults: replay.Faults,
-                    policy: lichess.RetryPolicy, timeout_s: float = 5.0) -> Outcome:
+def ingest_scenario(
+    name: str,
+    dataset: replay.Dataset,
+    ref: Reference,
+    path: Path,
+    faults: replay.Faults,
+    policy: lichess.RetryPolicy,
+    timeout_s: float = 5.0,
+) -> Outcome:
     out, report = ingest_once(dataset, path, faults, policy, timeout_s)
     out.scenario = name
     out.extra_requests -= ref.requests
@@ -184,12 +204,14 @@ def ingest_scenario(name: str, dataset: replay.Dataset, ref: Reference, path: Pa
 
 # -- kill -9 scenarios (the real CLI in a subprocess)
 
+
 def ingest_config(folder: Path, base_url: str, users: list[str]) -> Path:
     """An individual tournament of `users` whose Lichess is `base_url`; database k.duckdb."""
     (folder / "players.csv").write_text("player\n" + "".join(f"{u}\n" for u in users), encoding="utf-8")
     (folder / "pairings.csv").write_text("stage,round,a,b\n", encoding="utf-8")
     cfg = folder / "tournament.toml"
-    cfg.write_text(f"""
+    cfg.write_text(
+        f"""
 [tournament]
 id = "kill"
 kind = "individual"
@@ -204,7 +226,9 @@ exports = "out"
 [stages.q]
 kind = "swiss"
 parts = [{{ time_control = "2+5", games = 10, win = 1, draw = 0.5 }}]
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     return cfg
 
 
@@ -247,8 +271,9 @@ def timed_run(cmd: list[str], env: dict[str, str], timeout_s: float = 300) -> fl
     return time.perf_counter() - start
 
 
-def kill_ingest_scenario(dataset: replay.Dataset, folder: Path, seed: int, kills: int = 3,
-                         games_per_s: float = 1500) -> tuple[Outcome, int]:
+def kill_ingest_scenario(
+    dataset: replay.Dataset, folder: Path, seed: int, kills: int = 3, games_per_s: float = 1500
+) -> tuple[Outcome, int]:
     """`antichess-td ingest` killed with SIGKILL at `kills` seeded moments within an undisturbed
     run's measured duration (same server, its own database), then rerun; judged against that
     undisturbed run's database."""
@@ -263,13 +288,22 @@ def kill_ingest_scenario(dataset: replay.Dataset, folder: Path, seed: int, kills
         before = server.requests_served
         cfg = ingest_config(folder / "killed", server.base_url, list(dataset.users))
         start = time.perf_counter()
-        runs, killed = kill_and_rerun([*cmd, str(cfg)], _env(), sorted(rng.uniform(0.1, 0.95) * duration for _ in range(kills)))
+        runs, killed = kill_and_rerun(
+            [*cmd, str(cfg)], _env(), sorted(rng.uniform(0.1, 0.95) * duration for _ in range(kills))
+        )
         wall = time.perf_counter() - start
         served = server.requests_served - before
-    out = Outcome("kill -9 of ingest, then rerun", runs=runs, extra_requests=served - before, wall_s=wall,
-                  reference_wall_s=duration)
+    out = Outcome(
+        "kill -9 of ingest, then rerun",
+        runs=runs,
+        extra_requests=served - before,
+        wall_s=wall,
+        reference_wall_s=duration,
+    )
     out.injected = {"kill": killed}
-    out.lost, out.duplicated, out.differing_tables = judge(folder / "clean" / "k.duckdb", folder / "killed" / "k.duckdb")
+    out.lost, out.duplicated, out.differing_tables = judge(
+        folder / "clean" / "k.duckdb", folder / "killed" / "k.duckdb"
+    )
     return out, killed
 
 
@@ -283,18 +317,26 @@ def nightly_configs(skeleton_dir: Path, base_url: str) -> tuple[Path, Path]:
         dest = skeleton_dir.parent / f"nightly-{name}"
         shutil.copytree(skeleton_dir, dest, ignore=shutil.ignore_patterns("out", "make_dataset.py", "lichess"))
         cfg = dest / "tournament.toml"
-        cfg.write_text(cfg.read_text(encoding="utf-8").replace('replay_data = "lichess"', f'base_url = "{base_url}"'),
-                       encoding="utf-8")
+        cfg.write_text(
+            cfg.read_text(encoding="utf-8").replace('replay_data = "lichess"', f'base_url = "{base_url}"'),
+            encoding="utf-8",
+        )
         out.append(cfg)
     return out[0], out[1]
 
 
-def kill_nightly_scenario(skeleton_dir: Path, prefect_api_url: str, seed: int, kills: int = 3,
-                          now: str = "2026-03-18T03:00:00Z", games_per_s: float = 15) -> tuple[Outcome, int]:
+def kill_nightly_scenario(
+    skeleton_dir: Path,
+    prefect_api_url: str,
+    seed: int,
+    kills: int = 3,
+    now: str = "2026-03-18T03:00:00Z",
+    games_per_s: float = 15,
+) -> tuple[Outcome, int]:
     """`antichess-td nightly` (Prefect on `prefect_api_url`) killed with SIGKILL at `kills` seeded
     moments within an undisturbed nightly's measured duration, then rerun to completion; the
     published snapshot is judged against the undisturbed nightly's."""
-    from pipeline.config import load_config
+    from pipeline.inputs.config import load_config
 
     dataset = replay.Dataset.load(skeleton_dir / "lichess")
     at = dt.datetime.fromisoformat(now.replace("Z", "+00:00"))
@@ -306,13 +348,20 @@ def kill_nightly_scenario(skeleton_dir: Path, prefect_api_url: str, seed: int, k
         duration = timed_run([*cmd, str(clean)], env)
         reference = server.requests_served
         start = time.perf_counter()
-        runs, n_killed = kill_and_rerun([*cmd, str(killed)], env,
-                                        [rng.uniform(0.05, 0.95) * duration for _ in range(kills)])
+        runs, n_killed = kill_and_rerun(
+            [*cmd, str(killed)], env, [rng.uniform(0.05, 0.95) * duration for _ in range(kills)]
+        )
         wall = time.perf_counter() - start
         served = server.requests_served - reference
-    out = Outcome("kill -9 of nightly, then rerun", runs=runs, extra_requests=served - reference, wall_s=wall,
-                  reference_wall_s=duration)
+    out = Outcome(
+        "kill -9 of nightly, then rerun",
+        runs=runs,
+        extra_requests=served - reference,
+        wall_s=wall,
+        reference_wall_s=duration,
+    )
     out.injected = {"kill": n_killed}
-    out.lost, out.duplicated, out.differing_tables = judge(load_config(clean).paths.database,
-                                                           load_config(killed).paths.database, second_night_ok=True)
+    out.lost, out.duplicated, out.differing_tables = judge(
+        load_config(clean).paths.database, load_config(killed).paths.database, second_night_ok=True
+    )
     return out, n_killed

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 
-def write_dataset(folder: Path, users: list[dict[str, Any]], games: list[dict[str, Any]],
-                  histories: dict[str, Any]) -> Path:
+def write_dataset(
+    folder: Path, users: list[dict[str, Any]], games: list[dict[str, Any]], histories: dict[str, Any]
+) -> Path:
     """users.ndjson, games.ndjson and rating-history/<id>.json under `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "users.ndjson").write_text("".join(json.dumps(u) + "\n" for u in users), encoding="utf-8")

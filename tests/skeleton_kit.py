@@ -8,8 +8,9 @@ import datetime as dt
 import shutil
 from pathlib import Path
 
-from pipeline import run
-from pipeline.config import Config, load_config
+from pipeline.inputs.config import load_config
+from pipeline.model import Config
+from pipeline.stages import steps as run
 
 SKELETON = Path(__file__).resolve().parent / "data" / "skeleton"
 AFTER_ROUND_2 = dt.datetime(2026, 3, 20, tzinfo=dt.UTC)

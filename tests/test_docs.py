@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from pipeline import config_reference
+from pipeline.inputs import config_reference
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DOC = ROOT / "docs" / "config.md"
@@ -29,10 +29,11 @@ def _doc_keys() -> set[str]:
 
 
 def test_config_reference_is_generated_from_the_loader() -> None:
-    """docs/config.md is exactly what `python -m pipeline.config_reference` writes today."""
-    assert CONFIG_DOC.is_file(), "docs/config.md is missing: run python -m pipeline.config_reference"
-    assert CONFIG_DOC.read_text(encoding="utf-8") == config_reference.render(), \
-        "docs/config.md is out of date: run python -m pipeline.config_reference"
+    """docs/config.md is exactly what `python -m pipeline.inputs.config_reference` writes today."""
+    assert CONFIG_DOC.is_file(), "docs/config.md is missing: run python -m pipeline.inputs.config_reference"
+    assert CONFIG_DOC.read_text(encoding="utf-8") == config_reference.render(), (
+        "docs/config.md is out of date: run python -m pipeline.inputs.config_reference"
+    )
     assert config_reference.main(["--check"]) == 0
 
 
@@ -62,14 +63,24 @@ def _dotted(doc: dict[str, Any], prefix: str = "") -> list[str]:
 def test_every_key_of_the_repositorys_configs_is_documented() -> None:
     """Independently of the loader: each key written in a preset, a test tournament or the demo's
     templates appears in docs/config.md (stages and their tables included)."""
-    from pipeline import season
+    from pipeline.sim import season
 
-    docs: list[dict[str, Any]] = [tomllib.loads(p.read_text(encoding="utf-8"))
-                                  for p in [*(ROOT / "data" / "presets").glob("*.toml"),
-                                            *(ROOT / "tests" / "data").rglob("tournament.toml")]]
-    fields = {"seed": 1, "teams": 10, "swiss_rounds": 7, "swiss_rounds_line": "", "ko_rounds": 1,
-              "knockout_start": "2026-10-20T00:00:00Z", "final_start": "2026-10-27T00:00:00Z", "strongest": "",
-              "players": 16, "rounds": 6}
+    docs: list[dict[str, Any]] = [
+        tomllib.loads(p.read_text(encoding="utf-8"))
+        for p in [*(ROOT / "data" / "presets").glob("*.toml"), *(ROOT / "tests" / "data").rglob("tournament.toml")]
+    ]
+    fields = {
+        "seed": 1,
+        "teams": 10,
+        "swiss_rounds": 7,
+        "swiss_rounds_line": "",
+        "ko_rounds": 1,
+        "knockout_start": "2026-10-20T00:00:00Z",
+        "final_start": "2026-10-27T00:00:00Z",
+        "strongest": "",
+        "players": 16,
+        "rounds": 6,
+    }
     for template in (season.TEAM_TOML, season.ACWC_TOML):
         docs.append(tomllib.loads(template.format_map(_Blank(fields))))
     documented = _doc_keys()
@@ -91,9 +102,15 @@ class _Blank(dict):  # type: ignore[type-arg]
 def test_token_doc_is_linked_and_says_where_which_scopes_what_and_how() -> None:
     token = (ROOT / "docs" / "token.md").read_text(encoding="utf-8")
     assert "](docs/token.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
-    for needle in ("https://lichess.org/account/oauth/token", "**Tick no scope.**", "30 games a second instead of\n  20",
-                   "`lichess.token_env`", "`LICHESS_TOKEN`", "Never write the token in `tournament.toml`",
-                   "never logs, prints, stores or exports it"):
+    for needle in (
+        "https://lichess.org/account/oauth/token",
+        "**Tick no scope.**",
+        "30 games a second instead of\n  20",
+        "`lichess.token_env`",
+        "`LICHESS_TOKEN`",
+        "Never write the token in `tournament.toml`",
+        "never logs, prints, stores or exports it",
+    ):
         assert needle in token, needle
 
 
@@ -107,7 +124,7 @@ def sql_examples() -> list[tuple[str, str, str]]:
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         text = path.read_text(encoding="utf-8")
         for block in re.finditer(r"```sql\n(.*?)```", text, re.S):
-            line = text[:block.start()].count("\n") + 2
+            line = text[: block.start()].count("\n") + 2
             comment: list[str] = []
             statement: list[str] = []
             for i, row in enumerate(block.group(1).splitlines()):
@@ -120,7 +137,7 @@ def sql_examples() -> list[tuple[str, str, str]]:
                     out.append((f"{path.name}:{line + i}", "\n".join(statement), " ".join(comment)))
                     comment, statement = [], []
         for m in re.finditer(r'^duckdb [^\n]*?-c "([^"\n]+)"', text, re.M):
-            out.append((f"{path.name}:{text[:m.start()].count(chr(10)) + 1}", m.group(1), ""))
+            out.append((f"{path.name}:{text[: m.start()].count(chr(10)) + 1}", m.group(1), ""))
     return out
 
 

@@ -5,7 +5,7 @@
   unchanged, and no table is harmed.
 * The replay server loads its dataset into memory when it starts and routes only the API's
   paths: a request that walks out of the data folder (``..``, encoded or not) gets a 404 JSON
-  error, never a file. (That it binds 127.0.0.1 only: tests/test_replay.py.)
+  error, never a file. (That it binds 127.0.0.1 only: tests/sim/test_replay.py.)
 """
 
 from __future__ import annotations
@@ -17,11 +17,15 @@ from pathlib import Path
 import pytest
 from skeleton_kit import SKELETON, copy_skeleton, run_skeleton
 
-from pipeline import replay, store
+from pipeline.sim import replay
+from pipeline.store import gateway as store
 
-
-NASTY = {"Alphas": "Al'phas; DROP TABLE lichess_games; --", "Betas": 'Be"tas\'); DELETE FROM td_members; --',
-         "Gammas": "Gam;mas", "Deltas": "O'Delta"}
+NASTY = {
+    "Alphas": "Al'phas; DROP TABLE lichess_games; --",
+    "Betas": "Be\"tas'); DELETE FROM td_members; --",
+    "Gammas": "Gam;mas",
+    "Deltas": "O'Delta",
+}
 
 
 def test_names_with_quotes_and_semicolons_are_data_not_sql(tmp_path: Path) -> None:
@@ -32,12 +36,16 @@ def test_names_with_quotes_and_semicolons_are_data_not_sql(tmp_path: Path) -> No
             csv.writer(f).writerows([[NASTY.get(v, v) for v in row] for row in rows])
     (dest / "overrides.csv").write_text(
         "stage,round,subject,action,value,reason\n"
-        f"swiss,2,\"{NASTY['Alphas'].replace(chr(34), chr(34) * 2)}\",armageddon,Gam;mas,\"'; DROP TABLE td_overrides; --\"\n",
-        encoding="utf-8")
+        f'swiss,2,"{NASTY["Alphas"].replace(chr(34), chr(34) * 2)}",armageddon,Gam;mas,"\'; DROP TABLE td_overrides; --"\n',
+        encoding="utf-8",
+    )
     toml = (dest / "tournament.toml").read_text(encoding="utf-8")
-    (dest / "tournament.toml").write_text(toml.replace('database = "out/skeleton.duckdb"',
-                                                       'database = "out/skeleton.duckdb"\noverrides = "overrides.csv"'),
-                                          encoding="utf-8")
+    (dest / "tournament.toml").write_text(
+        toml.replace(
+            'database = "out/skeleton.duckdb"', 'database = "out/skeleton.duckdb"\noverrides = "overrides.csv"'
+        ),
+        encoding="utf-8",
+    )
     cfg, _ = run_skeleton(dest)
     con = store.connect(cfg.paths.database, read_only=True)
     try:
@@ -62,15 +70,18 @@ def server() -> replay.ReplayServer:
         yield s
 
 
-@pytest.mark.parametrize("path", [
-    "/../../../../etc/passwd",
-    "/api/user/..%2F..%2F..%2Fetc%2Fpasswd/rating-history",
-    "/api/user/../../users.ndjson",
-    "/api/games/user/..%2F..%2Fgames.ndjson",
-    "/api/user/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
-    "/rating-history/alice.json",
-    "/users.ndjson",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/../../../../etc/passwd",
+        "/api/user/..%2F..%2F..%2Fetc%2Fpasswd/rating-history",
+        "/api/user/../../users.ndjson",
+        "/api/games/user/..%2F..%2Fgames.ndjson",
+        "/api/user/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+        "/rating-history/alice.json",
+        "/users.ndjson",
+    ],
+)
 def test_replay_server_refuses_paths_outside_the_api(server: replay.ReplayServer, path: str) -> None:
     host, port = server.base_url.removeprefix("http://").split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=10)

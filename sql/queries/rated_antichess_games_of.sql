@@ -1,5 +1,5 @@
 -- rated_antichess_games_of: one row per rated antichess game of any player in $1 (a list of
--- user ids), with the columns pipeline/rd.py reads to reconstruct RD (TEAM-CAP-5), oldest first.
+-- user ids), with the columns pipeline/domain/rd.py reads to reconstruct RD (TEAM-CAP-5), oldest first.
 SELECT g.game_id, g.created_at, g.last_move_at, g.white_id, g.black_id, g.white_rating, g.black_rating,
        g.white_rating_diff, g.black_rating_diff, g.winner, g.status
 FROM lichess_games g

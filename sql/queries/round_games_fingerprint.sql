@@ -1,7 +1,7 @@
 -- round_games_fingerprint: one row per round of the boards in _boards(round, board, entrant_a,
 -- p1, p2, lo, hi) that has games: an md5 over every stored game between the board's two players
 -- (p1 < p2) created in [lo, hi) (the round window widened by the stage's margin), with every
--- column linking reads (pipeline/linking.py GAME_COLUMNS). Equal digests: the round's games are
+-- column linking reads (pipeline/domain/linking.py GAME_COLUMNS). Equal digests: the round's games are
 -- unchanged since it was scored.
 SELECT b.round,
        md5(string_agg(concat_ws('|', b.board, b.entrant_a, g.game_id, epoch_us(g.created_at),

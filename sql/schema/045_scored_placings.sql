@@ -1,6 +1,6 @@
 -- scored_placings: one row per entrant of the event, in its final order (position 1 = first):
 -- the place from the bracket (final, bronze match, earlier knockout rounds), then those who did
--- not go on, stage by stage (pipeline/bracket.py placings). place is NULL while undecided.
+-- not go on, stage by stage (pipeline/domain/bracket.py placings). place is NULL while undecided.
 -- Rewritten whole by every score run.
 CREATE TABLE IF NOT EXISTS scored_placings (
     position INTEGER NOT NULL PRIMARY KEY,

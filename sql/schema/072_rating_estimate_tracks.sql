@@ -1,5 +1,5 @@
 -- rating_estimate_tracks: one row per tracked player, the RD estimator's state after the last
--- game estimated (pipeline/rd.py resume_rd: the post-game RD interval and point, when, and the
+-- game estimated (pipeline/domain/rd.py resume_rd: the post-game RD interval and point, when, and the
 -- running volatility estimate), so a night estimates only the games that came after it.
 CREATE TABLE IF NOT EXISTS rating_estimate_tracks (
     user_id VARCHAR PRIMARY KEY,

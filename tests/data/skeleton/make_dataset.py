@@ -19,8 +19,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from pipeline.demo import DemoPlayer, PlayedGame, World, history_json, user_json  # noqa: E402
-from pipeline.timecontrol import parse_time_control  # noqa: E402
+from pipeline.sim.games import DemoPlayer, PlayedGame, World, history_json, user_json  # noqa: E402
+from pipeline.domain.timecontrol import parse_time_control  # noqa: E402
 
 PLAYERS = {  # id: (display name, rating, account created)
     "alice": ("Alice", 2100), "amir": ("Amir", 1950),

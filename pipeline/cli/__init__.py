@@ -1,0 +1,1 @@
+"""The ``antichess-td`` command line and its console output."""

@@ -1,0 +1,619 @@
+"""``antichess-td``: a thin CLI over ``pipeline.stages.steps`` and the Prefect flow.
+
+Exit codes (contract 1): 0 success; 1 ``audit --fail-on-findings`` found an error; 2 bad input
+(config, TD files, dataset), with one message naming the file, the line or key, and what was
+expected; 3 the run failed for an outside reason (Lichess unreachable, another run writing, ...),
+the message says which; 4 an internal error (the traceback is in the log file); 130 / 143 a run
+stopped by Ctrl-C (SIGINT) / SIGTERM, after its closing line.
+
+Output (``pipeline.cli.console``): stdout the summary; stderr warnings and errors, one line each, and
+progress; every log line (Prefect's too) and tracebacks in ``<database folder>/logs/``; ``-v``
+shows the logs on stderr as well.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from pipeline.errors import InputError, LichessError, TdError
+from pipeline.inputs.config import load_config
+
+app = typer.Typer(
+    name="antichess-td",
+    help="Nightly pipeline for Antichess tournament directors on Lichess.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="The tournament.toml.", dir_okay=False)]
+NowOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--now", help="Replay as of this UTC time (ISO-8601, e.g. 2026-10-06T03:00:00Z). Default: the real time."
+    ),
+]
+
+log = logging.getLogger("antichess_td")
+
+
+def _now(text: str | None) -> dt.datetime:
+    if text is None:
+        return dt.datetime.now(dt.UTC)
+    try:
+        t = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        t = None
+    if t is None or t.tzinfo is None:
+        raise InputError("--now", "", f"{text!r}: expected a UTC time such as 2026-10-06T03:00:00Z")
+    return t.astimezone(dt.UTC)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"antichess-td {version('antichess-td')}")
+        except PackageNotFoundError:
+            typer.echo("antichess-td (not installed: running from a source tree)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Show every log line (Prefect's too) on stderr; they always go to <database folder>/logs/.",
+        ),
+    ] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Nightly pipeline for Antichess tournament directors on Lichess."""
+    from pipeline.cli import console
+
+    console.setup_logging(verbose)
+
+
+class _Stopper:
+    """Ctrl-C (SIGINT) and SIGTERM during a writing command. The C-level signal handler writes
+    the signal to a socket (``signal.set_wakeup_fd``) that a watcher thread reads at once, whatever
+    the main thread is doing (Prefect replaces the Python-level SIGTERM handler during a flow, and
+    would spend minutes reporting a crash to a server the same Ctrl-C stopped). The watcher closes
+    the run (``runs.interrupt``: 'failed', with why; a publish under way finishes first, none
+    starts), prints the closing line, stops Prefect's temporary server and ends the process with
+    128 + the signal's number (130, 143). The working database is left as a killed run leaves
+    it: the next run resumes from its cursors."""
+
+    def __init__(self) -> None:
+        self.seen = threading.Event()
+        self.enabled = False  # main() (the program) enables it; commands invoked in a test process leave signals alone
+        self.installed = False
+
+    def install(self) -> None:
+        if not self.enabled or self.installed or threading.current_thread() is not threading.main_thread():
+            return
+        self.installed = True
+        read, write = socket.socketpair()
+        write.setblocking(False)
+        signal.set_wakeup_fd(write.fileno(), warn_on_full_buffer=False)
+        self._sockets = (read, write)  # kept open for the process's life
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, self._python_handler)
+        threading.Thread(target=self._watch, args=(read,), name="stop-watcher", daemon=True).start()
+
+    def _python_handler(self, signum: int, frame: Any) -> None:
+        """The main thread's share: nothing (the watcher acts), unless the watcher is stuck."""
+        if self.seen.wait(10):
+            return
+        os._exit(128 + signum)
+
+    def _watch(self, sock: socket.socket) -> None:
+        while True:
+            data = sock.recv(64)
+            stops = [b for b in data if b in (signal.SIGINT, signal.SIGTERM)]
+            if stops:
+                break
+        signum = stops[0]
+        self.seen.set()
+        from pipeline.cli import console
+        from pipeline.stages import record as runs
+
+        console.stop_progress()
+
+        reason = "interrupted by the user (Ctrl-C)" if signum == signal.SIGINT else "stopped by SIGTERM"
+        try:
+            line = runs.interrupt(reason) or f"{reason}: no run had started; nothing was written"
+        except BaseException as e:  # the closing line matters more than the record
+            line = f"{reason}; the run could not be recorded ({type(e).__name__}: {e})"
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+        log.info("%s", line, extra={"file_only": True})
+        console.flush_logs()
+        _stop_prefect_server()
+        os._exit(128 + signum)
+
+    def wait(self) -> None:
+        """The main thread after an interrupt reached it: the watcher ends the process."""
+        self.seen.wait(10)
+        threading.Event().wait(30)
+
+
+_stopper = _Stopper()
+
+
+def _stop_prefect_server() -> None:
+    """Prefect's temporary server (a child process) would outlive an ``os._exit``."""
+    server = sys.modules.get("prefect.server.api.server")
+    if server is None:
+        return
+    for instance in list(server.SubprocessASGIServer._instances.values()):
+        proc = instance.server_process
+        if proc is None:
+            continue
+        with contextlib.suppress(Exception):
+            proc.terminate()
+            try:
+                proc.wait(2)
+            except Exception:
+                proc.kill()
+
+
+@contextlib.contextmanager
+def _writing(cfg: Any, command: str, at: dt.datetime) -> Iterator[tuple[Any, Any]]:
+    """A writing command's frame: Ctrl-C/SIGTERM handling, its log file, the writer lock and its
+    run record (``runs.recorded``: taken before anything slow starts, so a second run stops at
+    once), then the TD's inputs validated as the run's first stage, so a refusal is recorded in
+    ``runs``. A tournament that never ran (no working database, no lock file) validates first
+    instead: a first run refused at validation writes nothing at all. Yields the run and the inputs."""
+    from pipeline.cli import console
+    from pipeline.store import publish
+
+    _stopper.install()
+    work = cfg.paths.work_database
+    if not (work.exists() or publish.lock_path(work).exists()):
+        from pipeline.stages import steps as run
+
+        run.read_inputs(cfg)
+    console.log_to_file(cfg.paths.database.parent, command)
+    with publish.writer_lock(work):  # light: nothing heavy is imported yet
+        from pipeline.stages import record as runs
+        from pipeline.stages import steps as run
+
+        with runs.recorded(cfg, command, at) as record:
+            record.stage("validate")
+            inputs = run.read_inputs(cfg)
+            yield record, inputs
+
+
+def _say(line: str) -> None:
+    typer.echo(line)
+    log.info("%s", line, extra={"file_only": True})  # the summary in the log file too
+
+
+def _summary(result: dict[str, Any]) -> None:
+    from pipeline.cli.console import ingest_summary, rounds_scored
+
+    sc = result["score"]
+    for line in ingest_summary(result["ingest"], per_player=False):
+        _say(line)
+    _say(
+        f"score: {sc['match_games']} match games ({sc['counted_games']} counted), {sc['team_matches']} matches, "
+        f"stages {', '.join(sc['stages']) or '-'} ({rounds_scored(sc['rescored_rounds'], sc['first_scored_rounds'])}); "
+        f"{sc['verified']} new games verified, {sc['mismatches']} disagree (see match_games.verdict)"
+    )
+    for note in sc.get("notes", []):
+        _say(f"note: {note}")
+    for problem in sc.get("errors", []):
+        _say(f"error: {problem}")
+    au = result["audit"]
+    _say(
+        f"audit: {au['findings']} findings: {au['errors']} errors, {au['warnings']} warnings, {au['info']} info "
+        f"(antichess-td audit lists them; {au['csv']})"
+    )
+    for note in au["notes"]:
+        _say(f"note: {note}")
+    for p in result["exports"]:
+        _say(f"wrote {p}")
+
+
+@app.command()
+def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
+    """Everything, in order, as a Prefect flow: ingest, link and score, rank, audit, export, publish.
+
+    Writes the working database only; replaces the published database (paths.database) at the
+    end, when every stage succeeded."""
+    from pipeline.cli import console, prefect_env
+
+    cfg = load_config(config)
+    at = _now(now)
+    # the lock, the run record and bad TD input come first: before Prefect starts, nothing slow runs
+    with _writing(cfg, "nightly", at) as (record, _inputs):
+        record.stage("start")
+        assert cfg.paths.prefect_home is not None
+        prefect_env.configure(cfg.paths.prefect_home)
+        from flows.nightly import nightly as nightly_flow
+
+        console.quiet_prefect()
+        result = nightly_flow(config_path=str(config), now=now)
+    from pipeline.stages import record as runs
+
+    _summary(result)
+    _print_standings(cfg)
+    _say(runs.summary_line(result["run_id"], cfg.paths.database))
+
+
+def _print_standings(cfg: Any) -> None:
+    from pipeline.cli.console import standings_table
+    from pipeline.store import gateway as store
+
+    con = store.connect(cfg.paths.database, read_only=True)
+    try:
+        for stage in cfg.stages:
+            if stage.kind != "swiss":
+                continue
+            for line in standings_table(
+                stage.name, store.query(con, "queries/standings_latest", [stage.name]).to_dicts()
+            ):
+                _say(line)
+    finally:
+        con.close()
+
+
+@app.command()
+def ingest(config: ConfigOpt, now: NowOpt = None) -> None:
+    """Fetch profiles, antichess rating histories and games (working database; published at the end)."""
+    from pipeline.cli.console import ingest_progress, ingest_summary, replay_throttle
+    from pipeline.stages import record as runs
+    from pipeline.stages import steps as run
+
+    cfg = load_config(config)
+    at = _now(now)
+    with _writing(cfg, "ingest", at) as (record, inputs):
+        record.stage("ingest")
+        with (
+            run.lichess_base_url(record.work, now=at if now else None) as base_url,
+            ingest_progress(len(inputs.player_ids()), replay_throttle(cfg)) as progress,
+        ):
+            report = run.ingest_stage(record.work, inputs, base_url, at, progress=progress)
+        summary = report.summary()
+        record.done("ingest", runs.ingest_counts(summary), requests=summary["requests"], warnings=summary["warnings"])
+    for line in ingest_summary(summary, per_player=True):
+        _say(line)
+    _say(runs.summary_line(record.run_id, cfg.paths.database))
+
+
+@app.command()
+def score(config: ConfigOpt, now: NowOpt = None) -> None:
+    """Link games to pairings, score parts, boards and matches, and rank (no fetching; working
+    database, published at the end, so a TD sees a re-run round at once); rewrite the exports."""
+    from dataclasses import asdict
+
+    from pipeline.cli.console import rounds_scored, verify_progress
+    from pipeline.stages import record as runs
+    from pipeline.stages import steps as run
+
+    cfg = load_config(config)
+    at = _now(now)
+    with _writing(cfg, "score", at) as (record, inputs):
+        record.stage("score")
+        report = run.score_stage(record.work, inputs, at, verify_progress)
+        record.done("score", asdict(report), warnings=report.notes)
+        exported = _refresh_exports(record)
+    rounds = rounds_scored(report.rescored_rounds, report.first_scored_rounds)
+    if not report.rescored_rounds == report.first_scored_rounds > 0:  # some rounds were left as they were
+        rounds += ": the others' inputs had not changed"
+    _say(
+        f"score: {report.match_games} match games ({report.counted_games} counted), {report.team_matches} matches "
+        f"({rounds}); "
+        f"{report.verified} new games verified, {report.mismatches} disagree"
+    )
+    for note in report.notes:
+        _say(f"note: {note}")
+    for problem in report.errors:
+        _say(f"error: {problem}")
+    _say(exported)
+    _say(runs.summary_line(record.run_id, cfg.paths.database))
+
+
+def _refresh_exports(record: Any) -> str:
+    """After score or audit: every export rewritten from the working database about to be
+    published (standings, results, round posts, findings, charts), so the files show a ruling as
+    soon as the database does. Returns the line for the terminal."""
+    from pipeline.stages import steps as run
+
+    record.stage("export")
+    written = run.export_stage(record.work)
+    record.done("export", {"files": len(written)})
+    return f"exports: {len(written)} files refreshed in {record.config.paths.exports}"
+
+
+@app.command()
+def audit(
+    config: ConfigOpt,
+    now: NowOpt = None,
+    fail_on_findings: Annotated[
+        bool, typer.Option("--fail-on-findings", help="Exit with code 1 when any audit finds an error.")
+    ] = False,
+) -> None:
+    """Re-check eligibility, team composition, the board-4 cap, conduct and seeding (sql/audits); print
+    the findings grouped by rule and rewrite the exports, audit_findings.csv among them (working database,
+    published at the end)."""
+    from pipeline.cli.console import audit_summary
+    from pipeline.stages import record as runs
+    from pipeline.stages import steps as run
+
+    cfg = load_config(config)
+    at = _now(now)
+    with _writing(cfg, "audit", at) as (record, inputs):
+        record.stage("audit")
+        report = run.audit_stage(record.work, inputs, at)
+        record.done("audit", report.summary(), warnings=report.notes)
+        exported = _refresh_exports(record)
+    for line in audit_summary(report):
+        _say(line)
+    _say(exported)
+    _say(runs.summary_line(record.run_id, cfg.paths.database))
+    if fail_on_findings and report.errors:
+        raise typer.Exit(1)
+
+
+@app.command()
+def export(config: ConfigOpt) -> None:
+    """Write the exports from the published database (read-only: works while a run is writing)."""
+    from pipeline.stages import steps as run
+
+    cfg = load_config(config)
+    if not cfg.paths.database.exists():
+        raise InputError(
+            config,
+            "key 'paths.database'",
+            f"{cfg.paths.database} does not exist yet: run `antichess-td nightly` (or score) first",
+        )
+    for p in run.export_stage(cfg):
+        _say(f"wrote {p}")
+
+
+@app.command()
+def serve(config: ConfigOpt) -> None:
+    """Serve the nightly flow as a Prefect deployment on the cron line of the config's schedule
+    table (by default every day at 03:00 UTC). Needs a running `prefect server start`;
+    PREFECT_API_URL names it (default http://127.0.0.1:4200/api). Runs until stopped (Ctrl-C
+    pauses the schedule)."""
+    from pipeline.cli import prefect_env
+    from pipeline.stages import steps as run
+
+    cfg = load_config(config)
+    run.read_inputs(cfg)
+    assert cfg.paths.prefect_home is not None
+    os.environ.setdefault("PREFECT_API_URL", "http://127.0.0.1:4200/api")
+    prefect_env.configure(cfg.paths.prefect_home)
+    api = os.environ["PREFECT_API_URL"]
+    _check_prefect_server(api)
+    from pipeline.cli import console
+
+    console.log_to_file(cfg.paths.database.parent, "serve")
+    from flows.nightly import deployment_options
+    from flows.nightly import nightly as nightly_flow
+
+    console.quiet_prefect()
+
+    options = deployment_options(cfg, config)
+    _say(
+        f"serving deployment antichess-nightly/{options['name']} ({cfg.schedule.cron}, {cfg.schedule.timezone}) "
+        f"on {api}; run one now with: prefect deployment run 'antichess-nightly/{options['name']}'"
+    )
+    nightly_flow.serve(**options, limit=1, print_starting_message=False)
+
+
+def _check_prefect_server(api: str) -> None:
+    import httpx
+
+    try:
+        ok = httpx.get(api.rstrip("/") + "/health", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        ok = False
+    if not ok:
+        raise TdError(
+            f"no Prefect server answers at {api}: start one with `prefect server start` "
+            '(see the README, "Schedule it"), or set PREFECT_API_URL to yours'
+        )
+
+
+@app.command("replay-server")
+def replay_server(
+    data: Annotated[
+        Path, typer.Option("--data", help="A Lichess dataset folder (users.ndjson, rating-history/, games.ndjson).")
+    ],
+    port: Annotated[int, typer.Option("--port", help="TCP port on 127.0.0.1 (0 picks a free one).")] = 8080,
+    now: NowOpt = None,
+    games_per_s: Annotated[
+        float, typer.Option(help="Games per second per stream, as Lichess serves a token holder; 0 = no throttle.")
+    ] = 30.0,
+    max_downloads: Annotated[
+        int, typer.Option(help="Concurrent game downloads allowed; more get HTTP 429 (Lichess: 2).")
+    ] = 2,
+    token_check: Annotated[
+        bool, typer.Option(help="Answer [] to rating-history requests without a token, as Lichess does.")
+    ] = True,
+    fault_429: Annotated[float, typer.Option(help="Share of requests answered 429.")] = 0.0,
+    fault_5xx: Annotated[float, typer.Option(help="Share of requests answered 502.")] = 0.0,
+    fault_5xx_burst: Annotated[
+        int, typer.Option(help="Length of 5xx bursts: N requests in a row answered 502/503 (0 = none).")
+    ] = 0,
+    fault_5xx_burst_rate: Annotated[
+        float, typer.Option(help="Share of requests that start a 5xx burst (with --fault-5xx-burst).")
+    ] = 0.05,
+    fault_cut: Annotated[float, typer.Option(help="Share of game streams cut at a random byte.")] = 0.0,
+    fault_stall: Annotated[float, typer.Option(help="Share of game streams that stall mid-way.")] = 0.0,
+    stall_s: Annotated[
+        float, typer.Option(help="How long a stall lasts (make it longer than the client timeout).")
+    ] = 60.0,
+    retry_after_s: Annotated[int, typer.Option(help="Retry-After sent with an injected 429.")] = 60,
+    seed: Annotated[int, typer.Option(help="Seed of the fault draws (same seed, same faults).")] = 0,
+) -> None:
+    """Serve a recorded Lichess dataset on 127.0.0.1 with the real API's semantics."""
+    from pipeline.sim import replay
+
+    at = _now(now) if now else None
+    faults = replay.Faults(
+        rate_429=fault_429,
+        rate_5xx=fault_5xx,
+        burst_5xx=fault_5xx_burst,
+        rate_5xx_burst=fault_5xx_burst_rate,
+        rate_cut=fault_cut,
+        rate_stall=fault_stall,
+        stall_s=stall_s,
+        retry_after_s=retry_after_s,
+        seed=seed,
+    )
+    options = replay.ReplayOptions(
+        games_per_s=games_per_s, max_downloads=max_downloads, history_needs_token=token_check, faults=faults
+    )
+    server = replay.ReplayServer(replay.Dataset.load(data), port=port, now=at, options=options)
+    _say(f"serving {data} on {server.base_url} (Ctrl-C to stop)")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the demo tournament into.")],
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, byte-identical files.")] = 2026,
+    teams: Annotated[int, typer.Option("--teams", help="Teams in the TEAM season (even, at least 10).")] = 12,
+    history_games: Annotated[
+        str,
+        typer.Option(
+            "--history-games",
+            help="Rated antichess games per player, MIN-MAX (below 1000 most players also fall short of TEAM-ELIG-2; PLANTED.csv lists only the planted cases).",
+        ),
+    ] = "1000-5000",
+    acwc_players: Annotated[int, typer.Option("--acwc-players", help="Players in the ACWC 2021 qualification.")] = 40,
+    swiss_rounds: Annotated[
+        int,
+        typer.Option(
+            "--swiss-rounds",
+            help="Swiss rounds of the TEAM season (7 as the preset, up to teams - 1; more push the knockout back).",
+        ),
+    ] = 7,
+) -> None:
+    """Write the demo tournament: a TEAM season and an ACWC 2021 qualification with their Lichess data."""
+    import time
+
+    from pipeline.sim.season import build_season
+
+    try:
+        lo, hi = (int(x) for x in history_games.split("-", 1))
+    except ValueError:
+        raise InputError("--history-games", "", f"{history_games!r}: expected MIN-MAX such as 1000-5000") from None
+    if teams < 10 or teams % 2:
+        raise InputError("--teams", "", f"{teams}: expected an even number of at least 10 (TEAM-FMT-1)")
+    if not 7 <= swiss_rounds < teams:
+        raise InputError(
+            "--swiss-rounds",
+            "",
+            f"{swiss_rounds}: expected 7 (the planted cases use rounds 1-7) to "
+            f"{teams - 1} (one round fewer than the teams: no rematches)",
+        )
+    started = time.perf_counter()
+    summary = build_season(out, seed, teams, (lo, hi), acwc_players, swiss_rounds)
+    _say(
+        f"wrote {out}: {summary['players']} players, {summary['games']:,} games, {summary['teams']} teams, "
+        f"{summary['swiss_rounds']} Swiss rounds, {summary['acwc_players']} ACWC players, {summary['planted']} planted violations, {summary['traps']} traps "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
+    _say(f"run: antichess-td nightly --config {out / 'tournament.toml'}  (and {out / 'acwc' / 'tournament.toml'})")
+
+
+@app.command()
+def init(
+    folder: Annotated[Path, typer.Argument(help="The new tournament's folder (created if missing).", file_okay=False)],
+    preset: Annotated[
+        str, typer.Option("--preset", help="The preset to start from: team-swiss or acwc-2021.")
+    ] = "team-swiss",
+) -> None:
+    """Start a tournament: a commented tournament.toml, the TD's CSV files with their headers and
+    CHECKLIST.md (what to fill in, in order). Never overwrites a file."""
+    from pipeline.cli import scaffold
+
+    for path in scaffold.init(folder, preset):
+        _say(f"wrote {path}")
+    _say(
+        f"next: fill them in as {folder / 'CHECKLIST.md'} says, then antichess-td check --config {folder / 'tournament.toml'}"
+    )
+
+
+@app.command()
+def check(config: ConfigOpt) -> None:
+    """Validate the config and every TD file (teams or players, pairings, overrides against both)
+    without fetching or writing anything: prints `ok: ...` (exit 0) or the first mistake (exit 2)."""
+    from pipeline.cli import scaffold
+
+    summary, notes = scaffold.check(config)
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
+    _say(summary)
+
+
+def main() -> None:
+    from pipeline.cli import console
+
+    console.setup_logging(verbose=False)  # the -v callback sets it again
+    _stopper.enabled = True
+    try:
+        app()
+    except InputError as e:
+        _fail(f"error: {e}", e, 2)
+    except LichessError as e:
+        _fail(f"error: Lichess: {e}", e, 3)
+    except TdError as e:
+        _fail(f"error: {e}", e, 3)
+    except (SystemExit, typer.Exit):
+        raise
+    except BaseException as e:
+        if _stopper.installed and not isinstance(e, Exception) and (_stopper.seen.is_set() or _stopper.seen.wait(1)):
+            _stopper.wait()  # an interrupt: the watcher prints the closing line and ends the process
+        if isinstance(e, KeyboardInterrupt):
+            _fail("interrupted", e, 130)
+        where = console.log_file()
+        _fail(
+            f"error: internal error: {type(e).__name__}: {e} "
+            f"({'the traceback is in ' + str(where) if where else 'run again with -v for the traceback'})",
+            e,
+            4,
+        )
+
+
+def _fail(message: str, e: BaseException, code: int) -> None:
+    """The error, then what the run record adds (which run failed, what stays published). The
+    traceback goes to the log file (and to stderr with -v)."""
+    from pipeline.cli import console
+
+    log.info("%s", message, exc_info=e)
+    typer.echo(message, err=True)
+    for note in getattr(e, "__notes__", ()):
+        typer.echo(note, err=True)
+    console.flush_logs()
+    sys.exit(code)

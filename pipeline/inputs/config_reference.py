@@ -1,0 +1,212 @@
+"""The config reference, docs/config.md, generated from the loader itself (pipeline/inputs/config.py).
+
+Every key the loader reads is recorded with its type, its default and the description written
+next to it in the loader (``doc=``); the defaults shown are each preset's (data/presets/), else
+the loader's own. ``python -m pipeline.inputs.config_reference`` rewrites docs/config.md;
+``--check`` exits 1 when the file differs from what the code says (tests/test_docs.py runs it).
+
+Pure apart from ``main``: reads the presets, nothing else.
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline.inputs import config
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "config.md"
+PRESETS = ("team-swiss", "acwc-2021")
+
+# What a preset leaves to the TD, filled in only so that the loader reads every key once (one
+# allowed swap, so that its keys are read too). Never shown as a default.
+PROBE: dict[str, Any] = {
+    "tournament": {"id": "probe"},
+    "paths": {
+        "teams": "teams.csv",
+        "players": "players.csv",
+        "pairings": "pairings.csv",
+        "database": "out/probe.duckdb",
+        "exports": "out/exports",
+    },
+    "composition": {"allowed_swaps": [{"team": "probe", "boards": [1, 2]}]},
+}
+
+PRESET_KEY = config.KeySpec(
+    "preset",
+    "string",
+    ...,
+    "The preset this file starts from (`team-swiss` or `acwc-2021`, "
+    "data/presets/); every other key overrides the preset's value. "
+    "Tables merge key by key; values and arrays are replaced whole.",
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    kind: str
+    doc: str
+    defaults: dict[str, str]  # preset → the default as shown
+
+
+def preset_document(preset: str) -> dict[str, Any]:
+    with (config.PRESETS_DIR / f"{preset}.toml").open("rb") as f:
+        return tomllib.load(f)
+
+
+def probe_document(preset: str) -> dict[str, Any]:
+    """The preset with what the TD must add (PROBE): a document the loader reads in full."""
+    return config._merge(preset_document(preset), PROBE)  # noqa: SLF001 (the loader's own merge)
+
+
+def keys_of(document: dict[str, Any], preset: str = "") -> list[config.KeySpec]:
+    """Every key the loader reads for this (merged) document, in reading order."""
+    with config.recording_keys() as keys:
+        config._build(config.PRESETS_DIR / "probe.toml", preset, document)  # noqa: SLF001 (the loader is the model)
+    return [PRESET_KEY, *keys]
+
+
+def accepted_keys() -> list[str]:
+    """The dotted keys the loader accepts, over both presets (``stages.<name>``, ``[]`` for array items)."""
+    out: dict[str, None] = {}
+    for preset in PRESETS:
+        for k in keys_of(probe_document(preset), preset):
+            out[k.key] = None
+    return list(out)
+
+
+def lookup(document: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        if not isinstance(document, dict) or part not in document:
+            return ...
+        document = document[part]
+    return document
+
+
+def show(value: Any) -> str:
+    """A value as it would be written in TOML (``...``: required, ``None``: unset)."""
+    if value is ...:
+        return "required"
+    if value is None:
+        return "unset"
+    return f"`{toml_value(value)}`"
+
+
+def toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }" if value else "{}"
+    return str(value)
+
+
+def _parts(parts: Any) -> str:
+    """A stage's parts, compactly: ``0+2 ×8 @6/3`` per part (clock, games, points per win/draw)."""
+    if not isinstance(parts, list):
+        return show(parts)
+    return ", ".join(
+        f"{p.get('time_control')} ×{p.get('games')} @{toml_value(p.get('win'))}/{toml_value(p.get('draw'))}"
+        for p in parts
+    )
+
+
+def _default(preset_doc: dict[str, Any], spec: config.KeySpec) -> str:
+    if spec.key == "preset" or "[]" in spec.key or spec.kind == "table" and spec.key.count(".") < 2:
+        return "—"
+    if spec.key.startswith("stages.<name>.") and spec.key.count(".") > 2:
+        return "—"  # a key of a stage's inline table (match_points.win): its row shows the table
+    if spec.key.startswith("stages.<name>."):
+        rest = spec.key.removeprefix("stages.<name>.")
+        cells = []
+        for stage, body in preset_doc.get("stages", {}).items():
+            value = lookup(body, rest)
+            text = _parts(value) if rest == "parts" else show(spec.default if value is ... else value)
+            cells.append((stage, text))
+        if len({t for _, t in cells}) == 1:
+            return cells[0][1]
+        return "<br>".join(f"{stage}: {text}" for stage, text in cells)
+    value = lookup(preset_doc, spec.key)
+    return show(spec.default if value is ... else value)
+
+
+def reference() -> list[Row]:
+    """One row per key, both presets' defaults side by side."""
+    rows: dict[str, Row] = {}
+    for preset in PRESETS:
+        doc = preset_document(preset)
+        for spec in keys_of(probe_document(preset), preset):
+            row = rows.setdefault(spec.key, Row(spec.key, spec.kind, spec.doc, {}))
+            row.defaults.setdefault(preset, _default(doc, spec))
+    return list(rows.values())
+
+
+def _section(key: str) -> str:
+    if key == "preset":
+        return ""
+    head = key.split(".")[0]
+    return "stages.<name>" if head == "stages" else head
+
+
+def render() -> str:
+    rows = reference()
+    lines = [
+        "# Config reference: `tournament.toml`",
+        "",
+        "<!-- Generated by `python -m pipeline.inputs.config_reference` from pipeline/inputs/config.py (the loader and the",
+        "     descriptions next to its keys) and data/presets/. Do not edit: tests/test_docs.py fails if it differs. -->",
+        "",
+        "A `tournament.toml` names a preset and sets what differs from it. `antichess-td init DIR --preset NAME`",
+        "writes one with every key to fill in; `antichess-td check --config tournament.toml` validates it and the",
+        "TD's files. Unknown keys are errors (a typo never falls back to a default silently). Times are UTC",
+        "ISO-8601 (`2026-09-01T00:00:00Z`); paths are relative to the `tournament.toml`.",
+        "",
+        "The two default columns show each preset's value (or the loader's own default when the preset sets none);",
+        "*required* means the file must set it, *unset* that leaving it out has the meaning the description gives.",
+        "`stages.<name>` stands for each stage table (`[stages.swiss]`, `[stages.knockout]`, ...), `[]` for each",
+        "item of an array of tables. The Lichess token never goes in this file: see [token.md](token.md).",
+    ]
+    section = None
+    for row in rows:
+        s = _section(row.key)
+        if s != section:
+            section = s
+            title = f"`[{s}]`" if s else "Top level"
+            lines += ["", f"## {title}", ""]
+            heads = [r for r in rows if r.key in (s, s.split(".")[0]) and r.kind == "table"]
+            lines += [" ".join(h.doc for h in heads), ""] if heads else []
+            lines += ["| key | type | team-swiss | acwc-2021 | description |", "|---|---|---|---|---|"]
+        if row.kind == "table" and row.key in (section, section.split(".")[0]):
+            continue
+        cells = [f"`{row.key}`", row.kind, *(row.defaults.get(p, "—") for p in PRESETS), row.doc]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write docs/config.md; with ``--check``, return 1 (and write nothing) if it differs."""
+    args = sys.argv[1:] if argv is None else argv
+    text = render()
+    if "--check" in args:
+        current = DOC.read_text(encoding="utf-8") if DOC.is_file() else ""
+        if current != text:
+            sys.stderr.write(f"{DOC} is out of date: run python -m pipeline.inputs.config_reference\n")
+            return 1
+        return 0
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    DOC.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The one berserk adapter and the ingest of games, profiles and rating histories into DuckDB."""

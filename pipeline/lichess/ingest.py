@@ -1,0 +1,723 @@
+"""Ingest: Lichess (through the adapter) → raw tables → typed tables, incrementally and resumably.
+
+The request plan for N registered players (reference/lichess-api.md):
+
+* profiles: ``POST /api/users`` in chunks of 300 — ``ceil(N/300)`` requests;
+* rating history: one request per player whose profile's antichess (games, rating) changed since
+  the history was last stored (a new rated game or a rating refund changes one of them);
+* games: one ``GET /api/games/user/{id}?since=<cursor>&sort=dateAsc&ongoing=true&pgnInJson=true``
+  per player whose profile's rated antichess game count changed since the last complete stream;
+  no perfType/rated filters (search-index bugs) — variants are filtered here, ids deduplicated.
+* casual games cannot be seen in the profile: for each board of a round window still open since
+  the last sync where *both* players were skipped, one ``vs`` request looks for them.
+
+Cursors (``ingest_cursors``): the games cursor is the next request's ``since`` (createdAt,
+inclusive). Games arrive oldest first; a batch is committed only where createdAt changes, with
+the cursor set to the first createdAt not yet committed, in the same transaction as the games.
+A game still being played holds the cursor at its createdAt (the export lists only finished
+games by default, so a cursor past it would miss the game for ever). Only games with a clock do:
+a correspondence game can run for months and would make every night download them again; no
+tournament part is played by correspondence, so such a game is stored only if it has finished
+when its player's stream passes it. A stream cut mid-way is
+resumed from the committed cursor; a run killed anywhere resumes the same way.
+
+Raw first: each game line is stored exactly as it arrived, with ``fetched_at``; a line that is
+not JSON or cannot be typed goes to ``rejected_records`` with the reason, in the same
+transaction. Per player and in total: fetched = loaded + skipped (other variants against
+outsiders) + ongoing + rejected, and loaded = new + already stored.
+
+A game whose PGN ``[White]``/``[Black]`` tags name other players than its JSON is stored as the
+JSON says (it may be a real game with a real result) and flagged in ``game_flags`` with the
+reason, in the same transaction (``verify.pgn_players_problem``: headers only, no replay); it is
+counted as loaded and, among those, as flagged. The ``rejected`` view lists it for the TD.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import berserk
+import duckdb
+
+from pipeline.domain import verify
+from pipeline.errors import LichessError
+from pipeline.lichess import client as lichess
+from pipeline.store import gateway as store
+
+log = logging.getLogger(__name__)
+
+GAME_BATCH = 500
+UNFINISHED = frozenset({"created", "started"})
+
+
+@dataclass(frozen=True)
+class WatchedBoard:
+    """A board whose two players may play casual games the profiles cannot reveal."""
+
+    player_a: str
+    player_b: str
+    start: dt.datetime  # window start minus margin
+    end: dt.datetime  # window end plus margin
+
+
+class Progress(Protocol):
+    """What the console shows while ingesting (``pipeline.cli.console.IngestProgress``); called from
+    the stream threads too."""
+
+    def planned(self, streams: int) -> None:
+        """``streams`` game streams will run."""
+
+    def game(self, stream: str, done: float | None) -> None:
+        """One more game line arrived in ``stream``, which has covered the share ``done`` of its time
+        span (games arrive oldest first, from the cursor to now)."""
+
+    def player_done(self, player: PlayerReport) -> None:
+        """A player's games are in (streamed, or unchanged since the last run)."""
+
+
+@dataclass
+class PlayerReport:
+    user_id: str
+    history: str = "-"  # fetched | unchanged | empty | closed | missing
+    games: str = "-"  # streamed | unchanged | closed | missing
+    requests: int = 0
+    games_fetched: int = 0
+    games_new: int = 0
+    games_already_stored: int = 0
+    games_rejected: int = 0
+    games_skipped_other_variant: int = 0
+    games_ongoing: int = 0
+    games_flagged: int = 0  # of the loaded: the PGN names other players than the JSON (game_flags)
+    vs_requests: int = 0
+
+    @property
+    def games_loaded(self) -> int:
+        return self.games_new + self.games_already_stored
+
+
+@dataclass
+class IngestReport:
+    users_fetched: int = 0
+    users_loaded: int = 0
+    users_missing: list[str] = field(default_factory=list)
+    histories_loaded: int = 0
+    histories_unchanged: int = 0
+    rating_points_loaded: int = 0
+    streams_unchanged: int = 0
+    rejected: int = 0
+    requests: int = 0
+    retries: int = 0
+    rate_limited: int = 0
+    waited_429_s: float = 0.0
+    streams_resumed: int = 0
+    warnings: list[str] = field(default_factory=list)
+    players: dict[str, PlayerReport] = field(default_factory=dict, repr=False)
+    game_ids: set[str] = field(default_factory=set, repr=False)
+
+    def _sum(self, name: str) -> int:
+        return sum(getattr(p, name) for p in self.players.values())
+
+    @property
+    def games_fetched(self) -> int:
+        return self._sum("games_fetched")
+
+    @property
+    def games_loaded(self) -> int:
+        return self._sum("games_loaded")
+
+    @property
+    def games_new(self) -> int:
+        return self._sum("games_new")
+
+    @property
+    def games_already_stored(self) -> int:
+        return self._sum("games_already_stored")
+
+    @property
+    def games_rejected(self) -> int:
+        return self._sum("games_rejected")
+
+    @property
+    def games_skipped_other_variant(self) -> int:
+        return self._sum("games_skipped_other_variant")
+
+    @property
+    def games_ongoing(self) -> int:
+        return self._sum("games_ongoing")
+
+    @property
+    def games_flagged(self) -> int:
+        return self._sum("games_flagged")
+
+    @property
+    def games_distinct(self) -> int:
+        """A game between two registered players arrives in both players' streams: count it once."""
+        return len(self.game_ids)
+
+    def summary(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k not in ("players", "game_ids")}
+        for name in (
+            "games_fetched",
+            "games_loaded",
+            "games_new",
+            "games_already_stored",
+            "games_rejected",
+            "games_skipped_other_variant",
+            "games_ongoing",
+            "games_flagged",
+            "games_distinct",
+        ):
+            out[name] = getattr(self, name)
+        out["players"] = [p.__dict__ | {"games_loaded": p.games_loaded} for p in self.players.values()]
+        return out
+
+
+def _reject(source: str, text: str, key: str | None, reason: str, fetched_at: dt.datetime) -> dict[str, Any]:
+    return {
+        "source": source,
+        "record_key": key or hashlib.md5(text.encode()).hexdigest(),
+        "reason": reason,
+        "payload": text,
+        "fetched_at": fetched_at,
+    }
+
+
+def _cursor_row(
+    user_id: str,
+    endpoint: str,
+    since_ms: int | None,
+    synced_games: int | None,
+    synced_rating: int | None,
+    at: dt.datetime,
+) -> dict[str, Any]:
+    return {
+        "user_id": user_id,
+        "endpoint": endpoint,
+        "since_ms": since_ms,
+        "synced_games": synced_games,
+        "synced_rating": synced_rating,
+        "updated_at": at,
+    }
+
+
+# --------------------------------------------------------------------------- profiles and histories
+
+
+def load_users(
+    con: duckdb.DuckDBPyConnection, payloads: list[dict[str, Any]], fetched_at: dt.datetime, report: IngestReport
+) -> list[lichess.UserRow]:
+    raw, typed, rows, rejected = [], [], [], []
+    for u in payloads:
+        report.users_fetched += 1
+        uid = u.get("id") if isinstance(u.get("id"), str) else None
+        try:
+            row = lichess.parse_user(u)
+        except ValueError as e:
+            rejected.append(_reject("user", json.dumps(u, sort_keys=True), uid, str(e), fetched_at))
+            continue
+        raw.append({"user_id": row.user_id, "payload": json.dumps(u), "fetched_at": fetched_at})
+        typed.append({**row.__dict__, "fetched_at": fetched_at})
+        rows.append(row)
+    with store.transaction(con):
+        store.upsert(con, "raw_users", raw)
+        store.upsert(con, "lichess_users", typed)
+        store.upsert(con, "rejected_records", rejected)
+    report.users_loaded += len(typed)
+    report.rejected += len(rejected)
+    return rows
+
+
+def load_rating_history(
+    con: duckdb.DuckDBPyConnection,
+    user: lichess.UserRow,
+    perfs: list[dict[str, Any]],
+    fetched_at: dt.datetime,
+    report: IngestReport,
+) -> str:
+    """Store a history with its cursor in one transaction; returns the player's history status."""
+    uid = user.user_id
+    try:
+        points = lichess.parse_rating_history(uid, perfs)
+    except ValueError as e:
+        with store.transaction(con):
+            store.upsert(
+                con, "rejected_records", [_reject("rating_history", json.dumps(perfs), uid, str(e), fetched_at)]
+            )
+        report.rejected += 1
+        return "rejected"
+    if not points and user.antichess_games > 0:
+        # Lichess answers [] to requests without a token (reference §1.3): keep what we have, retry next run
+        report.warnings.append(
+            f"player {uid!r}: the rating history came back empty although the profile shows "
+            f"{user.antichess_games} rated antichess games — is the Lichess token set?"
+        )
+        return "empty"
+    with store.transaction(con):
+        store.upsert(
+            con, "raw_rating_histories", [{"user_id": uid, "payload": json.dumps(perfs), "fetched_at": fetched_at}]
+        )
+        store.upsert(con, "lichess_rating_points", points)
+        store.upsert(
+            con,
+            "ingest_cursors",
+            [_cursor_row(uid, "rating_history", None, user.antichess_games, user.antichess_rating, fetched_at)],
+        )
+    report.histories_loaded += 1
+    report.rating_points_loaded += len(points)
+    return "fetched"
+
+
+# --------------------------------------------------------------------------- game streams
+
+
+class _GameSink:
+    """Collects one stream's games and commits them at createdAt boundaries with the cursor."""
+
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        lock: threading.Lock,
+        user_id: str,
+        cursor_ms: int | None,
+        registered: frozenset[str],
+        fetched_at: dt.datetime,
+        player: PlayerReport,
+        report: IngestReport,
+        endpoint: str,
+        synced_games: int | None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.con = con
+        self.lock = lock
+        self.user_id = user_id
+        self.cursor_ms = cursor_ms  # committed: the next request's since
+        self.registered = registered
+        self.fetched_at = fetched_at
+        self.player = player
+        self.report = report
+        self.endpoint = endpoint  # 'games', or 'vs:<opponent>' for a casual-game search
+        self.synced_games = synced_games  # the last complete stream's profile count (kept until this one completes)
+        self.progress = progress
+        self.span_ms = (cursor_ms, lichess.to_ms(fetched_at))  # the stream's time span, for progress
+        self.pending: list[tuple[str, lichess.GameRow]] = []
+        self.flags: dict[str, str | None] = {}  # game id → why its PGN is suspect (the last copy's)
+        self.rejected: list[dict[str, Any]] = []
+        self.last_created: int | None = None
+        self.min_ongoing: int | None = None
+
+    def _done(self, created: Any) -> float | None:
+        if not isinstance(created, int):
+            return None
+        start, end = self.span_ms
+        if start is None:  # no cursor: the stream starts at its first game
+            start = created
+            self.span_ms = (start, end)
+        return min(max((created - start) / (end - start), 0.0), 1.0) if end > start else 1.0
+
+    def _cap(self, ms: int) -> int:
+        return ms if self.min_ongoing is None else min(ms, self.min_ongoing)
+
+    def consume(self, lines: Iterator[str]) -> None:
+        for line in lines:
+            self.player.games_fetched += 1
+            try:
+                g = json.loads(line)
+            except json.JSONDecodeError as e:
+                self._reject(line, None, f"not valid JSON ({e.msg} at column {e.colno})")
+                continue
+            if not isinstance(g, dict):
+                self._reject(line, None, "expected a JSON object")
+                continue
+            created = g.get("createdAt")
+            gid = g.get("id") if isinstance(g.get("id"), str) else None
+            if self.progress is not None:
+                self.progress.game(f"{self.user_id} {self.endpoint}", self._done(created))
+            if g.get("status") in UNFINISHED:
+                self.player.games_ongoing += 1
+                if isinstance(created, int) and g.get("clock"):  # see the module docstring on correspondence
+                    self.min_ongoing = created if self.min_ongoing is None else min(self.min_ongoing, created)
+                continue
+            if (
+                isinstance(created, int)
+                and self.last_created is not None
+                and created > self.last_created
+                and len(self.pending) + len(self.rejected) >= GAME_BATCH
+            ):
+                self.commit(self._cap(created), complete=False)
+            if isinstance(created, int):
+                self.last_created = created if self.last_created is None else max(self.last_created, created)
+            try:
+                row = lichess.parse_game(g)
+            except ValueError as e:
+                self._reject(line, gid, str(e))
+                continue
+            if row.variant != "antichess" and not (row.white_id in self.registered and row.black_id in self.registered):
+                # not a game any rule looks at, but nothing is dropped: kept as it arrived, with why
+                self.player.games_skipped_other_variant += 1
+                self.rejected.append(
+                    _reject(
+                        "game",
+                        line,
+                        row.game_id,
+                        f"not antichess (variant {row.variant!r}) and not "
+                        "between two registered players: kept here, not stored as a game",
+                        self.fetched_at,
+                    )
+                )
+                continue
+            problem = verify.pgn_players_problem(row.pgn, row.white_name, row.black_name)
+            if problem is not None:
+                self.player.games_flagged += 1
+                problem = f"the PGN names other players than the JSON ({problem}): stored as the JSON says, check it"
+            self.flags[row.game_id] = problem
+            self.pending.append((line, row))
+
+    def _reject(self, line: str, gid: str | None, reason: str) -> None:
+        self.player.games_rejected += 1
+        self.report.rejected += 1
+        self.rejected.append(_reject("game", line, gid, reason, self.fetched_at))
+
+    def finish(self) -> None:
+        """The stream ended normally: everything up to its last game is synced."""
+        end = self.cursor_ms if self.last_created is None else self.last_created + 1
+        if self.min_ongoing is not None:
+            end = min(end, self.min_ongoing) if end is not None else self.min_ongoing
+        self.commit(end, complete=True)
+
+    def cut(self) -> None:
+        """The stream broke: keep everything that arrived, and resume from the last createdAt seen
+        (inclusive), since same-millisecond siblings of that game may not have arrived yet. The
+        games at that millisecond come again and count as already stored."""
+        self.commit(self.cursor_ms if self.last_created is None else self._cap(self.last_created), complete=False)
+
+    def commit(self, cursor_ms: int | None, complete: bool) -> None:
+        batch = {row.game_id: (line, row) for line, row in self.pending}  # last copy of a repeated id wins
+        with self.lock:
+            stored = set()
+            if batch:
+                stored = set(store.query(self.con, "queries/stored_game_ids", [list(batch)])["game_id"].to_list())
+            with store.transaction(self.con):
+                store.upsert(
+                    self.con,
+                    "raw_games",
+                    [
+                        {"game_id": gid, "payload": line, "fetched_at": self.fetched_at}
+                        for gid, (line, _) in batch.items()
+                    ],
+                )
+                store.upsert(self.con, "lichess_games", [row.__dict__ for _, row in batch.values()])
+                store.upsert(
+                    self.con,
+                    "game_flags",
+                    [
+                        {"game_id": gid, "reason": self.flags[gid], "flagged_at": self.fetched_at}
+                        for gid in batch
+                        if self.flags.get(gid) is not None
+                    ],
+                )
+                store.upsert(self.con, "rejected_records", self.rejected)
+                store.upsert(
+                    self.con,
+                    "ingest_cursors",
+                    [_cursor_row(self.user_id, self.endpoint, cursor_ms, self.synced_games, None, self.fetched_at)],
+                )
+        self.cursor_ms = cursor_ms
+        new = len(set(batch) - stored)
+        self.player.games_new += new
+        self.player.games_already_stored += len(self.pending) - new
+        self.report.game_ids.update(batch)
+        self.pending = []
+        self.flags = {}
+        self.rejected = []
+        self.last_created = None if complete else self.last_created
+
+
+def sync_games(
+    con: duckdb.DuckDBPyConnection,
+    lock: threading.Lock,
+    client: berserk.Client,
+    user_id: str,
+    since_ms: int | None,
+    registered: frozenset[str],
+    fetched_at: dt.datetime,
+    player: PlayerReport,
+    report: IngestReport,
+    synced_games: int | None,
+    final_count: int | None,
+    vs: str | None = None,
+    max_resumes: int = 10,
+    sleep: Callable[[float], None] | None = None,
+    progress: Progress | None = None,
+) -> None:
+    """Stream a player's games from ``since_ms`` into the database, resuming after cuts."""
+    stats = lichess.stats_of(client)
+    sink = _GameSink(
+        con,
+        lock,
+        user_id,
+        since_ms,
+        registered,
+        fetched_at,
+        player,
+        report,
+        endpoint="games" if vs is None else f"vs:{vs}",
+        synced_games=synced_games,
+        progress=progress,
+    )
+    stalled = 0
+    while True:
+        before = stats.requests
+        try:
+            lines = lichess.open_game_stream(client, user_id, sink.cursor_ms, vs=vs)
+            sink.consume(lines)
+        except lichess.STREAM_ERRORS as e:
+            player.requests += stats.requests - before
+            progress_from = sink.cursor_ms
+            sink.cut()
+            stats.streams_resumed += 1
+            stalled = stalled + 1 if sink.cursor_ms == progress_from else 0
+            if stalled > max_resumes:
+                raise LichessError(f"games of {user_id!r}: the stream broke {stalled} times without progress") from e
+            log.info("stream of %s cut (%s); resuming from %s", user_id, type(e).__name__, sink.cursor_ms)
+            continue
+        player.requests += stats.requests - before
+        break
+    sink.synced_games = final_count
+    sink.finish()
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+def ingest(
+    con: duckdb.DuckDBPyConnection,
+    client: berserk.Client,
+    player_ids: Iterable[str],
+    since: dt.datetime | None,
+    now: dt.datetime,
+    watch: Iterable[WatchedBoard] = (),
+    concurrency: int = 1,
+    progress: Progress | None = None,
+    registered: Iterable[str] | None = None,
+) -> IngestReport:
+    """Profiles, antichess rating histories and games of the registered players.
+
+    ``registered`` is everyone registered when ``player_ids`` is one batch of them (games of other
+    variants are kept only between two registered players); by default the players themselves."""
+    stats = lichess.stats_of(client)
+    start_stats = dict(stats.__dict__)
+    report = IngestReport()
+    ids = list(dict.fromkeys(p.lower() for p in player_ids))
+    registered = frozenset(p.lower() for p in registered) if registered is not None else frozenset(ids)
+    lock = threading.Lock()
+
+    users = load_users(con, lichess.fetch_users(client, ids), now, report)
+    known = {u.user_id: u for u in users}
+    cursors = {
+        (r["user_id"], r["endpoint"]): r for r in store.query(con, "queries/ingest_cursors").iter_rows(named=True)
+    }
+    report.users_missing = [i for i in ids if i not in known]
+    for uid in report.users_missing:
+        report.warnings.append(f"player {uid!r} was not found on Lichess (misspelt, or the account does not exist)")
+        report.players[uid] = PlayerReport(uid, history="missing", games="missing")
+
+    streams: list[tuple[lichess.UserRow, int | None, int | None]] = []
+    for uid in ids:
+        user = known.get(uid)
+        if user is None:
+            continue
+        player = report.players.setdefault(uid, PlayerReport(uid))
+        if user.is_closed:
+            report.warnings.append(
+                f"player {uid!r}: the Lichess account is closed; its games and history cannot be fetched"
+            )
+            player.history = player.games = "closed"
+            continue
+        hc = cursors.get((uid, "rating_history"))
+        if hc is not None and (hc["synced_games"], hc["synced_rating"]) == (
+            user.antichess_games,
+            user.antichess_rating,
+        ):
+            player.history = "unchanged"
+            report.histories_unchanged += 1
+        else:
+            before = stats.requests
+            player.history = load_rating_history(con, user, lichess.fetch_rating_history(client, uid), now, report)
+            player.requests += stats.requests - before
+        gc = cursors.get((uid, "games"))
+        if gc is not None and gc["synced_games"] == user.antichess_games:
+            player.games = "unchanged"
+            report.streams_unchanged += 1
+        else:
+            since_ms = (
+                gc["since_ms"]
+                if gc is not None and gc["since_ms"] is not None
+                else (lichess.to_ms(since) if since is not None else None)
+            )
+            streams.append((user, since_ms, gc["synced_games"] if gc is not None else None))
+
+    if progress is not None:
+        progress.planned(len(streams))
+
+    def run_stream(item: tuple[lichess.UserRow, int | None, int | None]) -> None:
+        user, since_ms, synced = item
+        player = report.players[user.user_id]
+        worker = con.cursor() if concurrency > 1 else con
+        try:
+            sync_games(
+                worker,
+                lock,
+                client,
+                user.user_id,
+                since_ms,
+                registered,
+                now,
+                player,
+                report,
+                synced,
+                final_count=user.antichess_games,
+                progress=progress,
+            )
+        finally:
+            if worker is not con:
+                worker.close()
+        player.games = "streamed"
+        if progress is not None:
+            progress.player_done(player)
+
+    if concurrency > 1:
+        with ThreadPoolExecutor(max_workers=min(concurrency, 2), thread_name_prefix="lichess-stream") as pool:
+            list(pool.map(run_stream, streams))
+    else:
+        for item in streams:
+            run_stream(item)
+
+    _search_watched(con, lock, client, report, watch, registered, now, cursors)
+
+    for uid in ids:
+        p = report.players.get(uid)
+        if p is not None and p.games == "unchanged" and progress is not None:
+            progress.player_done(p)
+    for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):
+        setattr(report, key, getattr(stats, key) - start_stats[key])
+    log.info("ingest: %s", {k: v for k, v in report.summary().items() if k != "players"})
+    return report
+
+
+def _search_watched(
+    con: duckdb.DuckDBPyConnection,
+    lock: threading.Lock,
+    client: berserk.Client,
+    report: IngestReport,
+    watch: Iterable[WatchedBoard],
+    registered: frozenset[str],
+    now: dt.datetime,
+    cursors: dict[tuple[str, str], dict[str, Any]],
+) -> None:
+    """Casual games between paired players do not change the profiles' rated-game counts: one
+    ``vs`` request per board of an open window whose two players were both skipped."""
+    stats = lichess.stats_of(client)
+    for board in watch:
+        a, b = report.players.get(board.player_a), report.players.get(board.player_b)
+        if a is None or b is None or a.games != "unchanged" or b.games != "unchanged":
+            continue  # a full stream of either player already saw every game between them
+        gc = cursors.get((board.player_a, "games"))
+        vc = cursors.get((board.player_a, f"vs:{board.player_b}"))
+        synced_at = max((c["updated_at"] for c in (gc, vc) if c is not None), default=None)
+        if board.start > now or (synced_at is not None and synced_at >= board.end):
+            continue  # the window has not opened, or was already over when the pair was last searched
+        # games older than either cursor were already seen by a full stream or an earlier search
+        since_ms = max(
+            [lichess.to_ms(board.start)] + [c["since_ms"] for c in (gc, vc) if c and c["since_ms"] is not None]
+        )
+        before = stats.requests
+        sync_games(
+            con,
+            lock,
+            client,
+            board.player_a,
+            since_ms,
+            registered,
+            now,
+            a,
+            report,
+            None,
+            final_count=None,
+            vs=board.player_b,
+        )
+        a.vs_requests += stats.requests - before
+
+
+def search_watched(
+    con: duckdb.DuckDBPyConnection,
+    client: berserk.Client,
+    games_status: dict[str, str],
+    watch: Iterable[WatchedBoard],
+    registered: Iterable[str],
+    now: dt.datetime,
+) -> IngestReport:
+    """The ``vs`` searches of :func:`ingest` for players ingested in batches: ``games_status`` is each
+    player's games status from the batches (``unchanged`` when the profile showed nothing new).
+    Read the cursors after the batches: a skipped player's cursors are as they were before them."""
+    stats = lichess.stats_of(client)
+    start_stats = dict(stats.__dict__)
+    report = IngestReport()
+    report.players = {uid: PlayerReport(uid, games=status) for uid, status in games_status.items()}
+    cursors = {
+        (r["user_id"], r["endpoint"]): r for r in store.query(con, "queries/ingest_cursors").iter_rows(named=True)
+    }
+    _search_watched(
+        con, threading.Lock(), client, report, watch, frozenset(p.lower() for p in registered), now, cursors
+    )
+    for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):
+        setattr(report, key, getattr(stats, key) - start_stats[key])
+    return report
+
+
+_COUNTERS = (
+    "users_fetched",
+    "users_loaded",
+    "histories_loaded",
+    "histories_unchanged",
+    "rating_points_loaded",
+    "streams_unchanged",
+    "rejected",
+    "requests",
+    "retries",
+    "rate_limited",
+    "waited_429_s",
+    "streams_resumed",
+)
+
+
+def merge_reports(reports: Iterable[IngestReport]) -> IngestReport:
+    """One report for a run ingested in batches: counters and per-player counts added up, each
+    player's statuses from the first report that has them set, distinct game ids united."""
+    out = IngestReport()
+    for r in reports:
+        for name in _COUNTERS:
+            setattr(out, name, getattr(out, name) + getattr(r, name))
+        out.users_missing += r.users_missing
+        out.warnings += r.warnings
+        out.game_ids |= r.game_ids
+        for uid, p in r.players.items():
+            mine = out.players.get(uid)
+            if mine is None:
+                out.players[uid] = dataclasses.replace(p)
+                continue
+            for f in dataclasses.fields(PlayerReport):
+                value = getattr(p, f.name)
+                if isinstance(value, int):
+                    setattr(mine, f.name, getattr(mine, f.name) + value)
+                elif getattr(mine, f.name) == "-":
+                    setattr(mine, f.name, value)
+    return out

@@ -1,0 +1,1 @@
+"""What is published: CSV exports, round posts and charts."""

@@ -1,0 +1,146 @@
+"""Board-4 rating-cap charts (TEAM-CAP-1..5): a player's per-game rating since ``cap_since``
+against the cap, each crossing marked and annotated with its estimated RD.
+
+Drawn with matplotlib's Agg renderer through the object API (no pyplot, no global state, no
+display), into the PNG path it is given; the audit writes one per board-4 player with the
+exports and links it from the finding's detail.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+from matplotlib.figure import Figure
+
+__all__ = ["RD_LIMIT", "cap_figure", "write_cap_chart"]
+
+RD_LIMIT = 80.0  # TEAM-CAP-5: a crossing made while the RD is above 80 does not count
+WIDTH_IN, HEIGHT_IN, DPI = 10.0, 4.6, 110
+
+_RATING = "#3b6ea8"
+_CAP = "#c0392b"
+_COUNTED = "#c0392b"
+_NOT_COUNTED = "#7f7f7f"
+
+
+def _rd_text(rd: float | None) -> str:
+    return "RD ?" if rd is None else f"RD {rd:.0f}"
+
+
+def _annotate(ax: object, group: list[tuple[dt.datetime, int, float | None, bool]], colour: str) -> None:
+    """One label per UTC day (TEAM-CAP-3 counts days): the day's first crossing's RD, and how many
+    more crossing games that day; labels of days close together are staggered upwards."""
+    days: dict[dt.date, list[tuple[dt.datetime, int, float | None, bool]]] = {}
+    for c in sorted(group):
+        days.setdefault(c[0].astimezone(dt.UTC).date(), []).append(c)
+    span = max((max(c[0] for c in group) - min(c[0] for c in group)).total_seconds(), 1.0)
+    previous: dt.datetime | None = None
+    lift = 0
+    for cs in days.values():
+        t, rating, rd, _ = cs[0]
+        close = previous is not None and (t - previous).total_seconds() < span * 0.03
+        lift = (lift + 1) % 3 if close else 0
+        text = _rd_text(rd) + (f" (+{len(cs) - 1})" if len(cs) > 1 else "")
+        ax.annotate(
+            text,
+            (t, rating),
+            textcoords="offset points",
+            xytext=(0, 9 + 11 * lift),  # type: ignore[attr-defined]
+            ha="center",
+            fontsize=8,
+            color=colour,
+        )
+        previous = t
+
+
+def write_cap_chart(
+    path: Path,
+    username: str,
+    cap: int,
+    points: list[tuple[dt.datetime, int]],
+    crossings: list[tuple[dt.datetime, int, float | None, bool]],
+    since: dt.date,
+) -> Path:
+    """Write :func:`cap_figure` to `path` as a PNG (folders are created) and return `path`."""
+    fig = cap_figure(username, cap, points, crossings, since)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", metadata={"Software": None})
+    return path
+
+
+def cap_figure(
+    username: str,
+    cap: int,
+    points: list[tuple[dt.datetime, int]],
+    crossings: list[tuple[dt.datetime, int, float | None, bool]],
+    since: dt.date,
+) -> Figure:
+    """The chart as a matplotlib Figure (Agg canvas attached).
+
+    `points`: (time, rating after the game) of each rated antichess game since `since`.
+    `crossings`: (time, rating after, estimated RD or None, counted) of each game after which the
+    rating was above the cap; counted ones are filled red circles, the others (TEAM-CAP-5: RD
+    above 80, or unknown) open grey triangles, each annotated with its RD. With no points the
+    chart says "no rated games since <since>" instead of a line.
+    """
+    fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    start = dt.datetime.combine(since, dt.time(), tzinfo=dt.UTC)
+    pts = sorted((t, r) for t, r in points if t >= start)
+    counted = [c for c in crossings if c[3]]
+    fig.suptitle(f"{username}: board-4 rating since {since.isoformat()} against the {cap} cap", fontsize=12)
+    if pts:
+        xs, ys = [t for t, _ in pts], [r for _, r in pts]
+        ax.step(xs, ys, where="post", color=_RATING, linewidth=1.0, label="rating after each rated game")
+        end = max(xs[-1], start + dt.timedelta(days=1))
+        ax.set_xlim(start, end + (end - start) * 0.03)  # room for the last label
+        lo, hi = min(min(ys), cap), max(max(ys), cap)
+        ax.set_ylim(lo - 40, hi + 45)
+        subtitle = (
+            f"{len(pts)} rated games; {len(crossings)} crossing game(s) above the cap, "
+            f"{len(counted)} counted (RD at most {RD_LIMIT:.0f}, TEAM-CAP-5)"
+        )
+    else:
+        end = start + dt.timedelta(days=30)
+        ax.set_xlim(start, end)
+        ax.set_ylim(cap - 200, cap + 100)
+        ax.text(
+            0.5,
+            0.5,
+            f"no rated games since {since.isoformat()}",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=14,
+            color="#555555",
+        )
+        subtitle = "no rated antichess games stored since the cap date"
+    ax.set_title(subtitle, fontsize=9, color="#444444")
+    ax.axhline(cap, color=_CAP, linestyle="--", linewidth=1.2, label=f"cap {cap}")
+    for group, is_counted in ((counted, True), ([c for c in crossings if not c[3]], False)):
+        if not group:
+            continue
+        ax.scatter(
+            [c[0] for c in group],
+            [c[1] for c in group],
+            zorder=3,
+            s=46,
+            marker="o" if is_counted else "^",
+            facecolors=_COUNTED if is_counted else "none",
+            edgecolors=_COUNTED if is_counted else _NOT_COUNTED,
+            linewidths=1.4,
+            label="crossing, counted" if is_counted else f"crossing, not counted (RD above {RD_LIMIT:.0f} or unknown)",
+        )
+        _annotate(ax, group, _COUNTED if is_counted else _NOT_COUNTED)
+    locator = AutoDateLocator()
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+    ax.set_ylabel("antichess rating")
+    ax.grid(True, color="#e5e5e5", linewidth=0.6)
+    ax.legend(loc="lower left", fontsize=8, framealpha=0.9)
+    fig.tight_layout()
+    return fig

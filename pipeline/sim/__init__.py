@@ -1,0 +1,1 @@
+"""Not on the production path: the Lichess replay server and the demo generator."""

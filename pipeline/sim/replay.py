@@ -1,0 +1,564 @@
+"""The replay server: a recorded Lichess dataset served on 127.0.0.1 with the real API's semantics.
+
+Dataset layout (DESIGN.md contract 3)::
+
+    DIR/users.ndjson                  Lichess user JSON, one per line (as GET /api/user/{name})
+    DIR/rating-history/<user_id>.json as GET /api/user/{name}/rating-history returns it
+    DIR/games.ndjson                  game JSON as the games export returns it with pgnInJson=true
+    DIR/games-raw/<user_id>.ndjson    optional, for tests only: lines served verbatim (see below)
+
+Semantics copied from lichess.org (reference/lichess-api.md):
+
+* ``GET /api/user/{name}``: the user; closed accounts as ``{id, username, disabled}``; unknown → 404.
+* ``POST /api/users``: comma-separated ids in the body, the first 300 only, unknown ids skipped,
+  answered in the order asked.
+* ``GET /api/user/{name}/rating-history``: closed or unknown → 404.
+* ``GET /api/games/user/{name}``: NDJSON, newest first (``sort=dateAsc`` for oldest first),
+  ``since`` inclusive / ``until`` exclusive on ``createdAt`` (ms), ``vs``, ``max``, ``rated``,
+  ``perfType``, ``color``; finished games only; ``pgn`` only with ``pgnInJson``, ``moves`` unless
+  ``moves=false``, ``clocks`` only with ``clocks=true``, ``opening`` only with ``opening=true``.
+  Booleans are read as lila does: ``1 true True on yes`` are true, anything else false.
+
+``now`` serves the world as it stood then: games created by then (those that ended later are
+still being played: exported only with ``ongoing=true``, as ``started`` without a result),
+profiles counting only the rated games finished by then, rating-history points up to that UTC
+day, only accounts created by then. The server binds 127.0.0.1 only and never maps
+a URL to a file: everything is loaded from the data folder at start.
+
+Broken records (``games-raw/``): ``games.ndjson`` is loaded strictly (a malformed line is an
+InputError naming the line), so a recording stays trustworthy. To test what ingestion does with
+what a broken Lichess or a typo could send — a line that is not JSON, a game without ``id``,
+``players`` or ``createdAt``, an unknown status, a PGN naming other players — a dataset may hold
+``games-raw/<user_id>.ndjson``: each of its non-blank lines is sent byte for byte, in file
+order, after the recorded games in every games export of that user (the user must be in
+``users.ndjson``). The server does not read these lines, so no query filter (``since``,
+``until``, ``vs``, ``max``, ``sort``, ``pgnInJson``…) and no ``now`` applies to them, and they
+count in no profile.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import datetime as dt
+import json
+import logging
+import random
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from pipeline.errors import InputError
+
+log = logging.getLogger(__name__)
+
+HOST = "127.0.0.1"
+USERS_BY_ID_LIMIT = 300
+ONGOING = frozenset({"created", "started"})  # exported only with ongoing=true
+NEVER_EXPORTED = frozenset({"aborted"})  # status < 30 and not ongoing: never exported
+UNFINISHED = ONGOING | NEVER_EXPORTED
+TRUEISH = frozenset({"1", "true", "True", "on", "yes"})
+
+
+def _read_ndjson(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    with path.open(encoding="utf-8") as f:
+        for line_no, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise InputError(
+                    path, f"line {line_no}", f"not valid JSON ({e.msg}): expected one JSON object per line"
+                ) from None
+            if not isinstance(obj, dict):
+                raise InputError(path, f"line {line_no}", "expected a JSON object")
+            yield line_no, obj
+
+
+@dataclass
+class Dataset:
+    """A recorded Lichess world, indexed for the endpoints above."""
+
+    users: dict[str, dict[str, Any]]
+    histories: dict[str, list[Any]]
+    games: list[dict[str, Any]]
+    games_by_user: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    raw_lines_by_user: dict[str, list[bytes]] = field(default_factory=dict)  # games-raw/, served verbatim
+
+    @classmethod
+    def load(cls, folder: Path | str) -> Dataset:
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise InputError(
+                folder, "", "not a folder: expected a Lichess dataset (users.ndjson, rating-history/, games.ndjson)"
+            )
+        users: dict[str, dict[str, Any]] = {}
+        users_path = folder / "users.ndjson"
+        if not users_path.is_file():
+            raise InputError(users_path, "", "file not found: a dataset needs users.ndjson")
+        for line_no, u in _read_ndjson(users_path):
+            if not isinstance(u.get("id"), str):
+                raise InputError(users_path, f"line {line_no}", "expected a user object with an 'id'")
+            users[u["id"].lower()] = u
+        histories: dict[str, list[Any]] = {}
+        hist_dir = folder / "rating-history"
+        if hist_dir.is_dir():
+            for p in sorted(hist_dir.glob("*.json")):
+                try:
+                    histories[p.stem.lower()] = json.loads(p.read_text(encoding="utf-8"))
+                except json.JSONDecodeError as e:
+                    raise InputError(p, f"line {e.lineno}", f"not valid JSON ({e.msg})") from None
+        games: list[dict[str, Any]] = []
+        games_path = folder / "games.ndjson"
+        if games_path.is_file():
+            games = [g for _, g in _read_ndjson(games_path)]
+        ds = cls(users, histories, games, raw_lines_by_user=_read_raw_lines(folder / "games-raw"))
+        ds.index()
+        return ds
+
+    def index(self) -> None:
+        self.games.sort(key=lambda g: (g.get("createdAt", 0), g.get("id", "")))
+        self.games_by_user = {}
+        for g in self.games:
+            for color in ("white", "black"):
+                uid = ((g.get("players") or {}).get(color) or {}).get("user", {}).get("id")
+                if uid:
+                    self.games_by_user.setdefault(uid.lower(), []).append(g)
+
+
+def _read_raw_lines(folder: Path) -> dict[str, list[bytes]]:
+    """``games-raw/<user_id>.ndjson``: each non-blank line as bytes, without its newline, unread."""
+    out: dict[str, list[bytes]] = {}
+    if folder.is_dir():
+        for p in sorted(folder.glob("*.ndjson")):
+            out[p.stem.lower()] = [line for line in p.read_bytes().split(b"\n") if line.strip()]
+    return out
+
+
+def _ms(t: dt.datetime) -> int:
+    return (t - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)) // dt.timedelta(milliseconds=1)
+
+
+@dataclass(frozen=True)
+class Faults:
+    """Failures the real API produces, injected on purpose (tests, benchmarks). All off by default.
+
+    ``every_*`` hits every Nth request (deterministic); ``rate_*`` a share of requests drawn from
+    a generator seeded with ``seed`` (reproducible). Cuts and stalls hit game streams only, at a
+    random byte / game of the body. ``burst_5xx`` = N: a request drawn at ``rate_5xx_burst`` (an
+    overloaded or restarting node) starts a burst, it and the next N - 1 requests answer 502 and
+    503 in turn, whatever they ask for."""
+
+    every_429: int = 0
+    rate_429: float = 0.0
+    retry_after_s: int = 60
+    every_5xx: int = 0
+    rate_5xx: float = 0.0
+    burst_5xx: int = 0
+    rate_5xx_burst: float = 0.05
+    rate_cut: float = 0.0
+    rate_stall: float = 0.0
+    stall_s: float = 5.0
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    games_per_s: float = 30.0  # per stream, as lichess.org serves a token holder; 0 = unthrottled
+    max_downloads: int = 2  # concurrent game streams per client (lila: 2 per IP); more → 429
+    keepalive_every: int = 100  # a blank keep-alive line after every N games
+    history_needs_token: bool = True  # lichess.org answers [] to rating-history requests without a token
+    faults: Faults = field(default_factory=Faults)
+
+
+class ReplayServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(
+        self, dataset: Dataset, port: int = 0, now: dt.datetime | None = None, options: ReplayOptions | None = None
+    ) -> None:
+        self.dataset = dataset
+        self.options = options or ReplayOptions()
+        self.now_ms = _ms(now) if now else None
+        self.now_day = now.astimezone(dt.UTC).date() if now else None
+        self.lock = threading.Lock()
+        self.requests_served = 0
+        self.requests_by_kind: dict[str, int] = {}
+        self.games_sent = 0
+        self.faults_injected: dict[str, int] = {}
+        self.active_downloads = 0
+        self.burst_left = 0  # requests still to fail in the current 5xx burst
+        self.rng = random.Random(self.options.faults.seed)
+        self._rated_ends = _rated_antichess_ends(dataset)
+        super().__init__((HOST, port), _Handler)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{HOST}:{self.server_address[1]}"
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (after a stall, a cut, a kill) is normal here: log, don't print."""
+        log.debug("replay: connection from %s ended abruptly", client_address, exc_info=True)
+
+    def count(self, kind: str) -> int:
+        with self.lock:
+            self.requests_served += 1
+            self.requests_by_kind[kind] = self.requests_by_kind.get(kind, 0) + 1
+            return self.requests_served
+
+    def injected(self, kind: str) -> None:
+        with self.lock:
+            self.faults_injected[kind] = self.faults_injected.get(kind, 0) + 1
+
+    def draw(self, rate: float) -> bool:
+        with self.lock:
+            return rate > 0 and self.rng.random() < rate
+
+    def in_burst(self) -> int:
+        """The HTTP status of this request if a 5xx burst holds it (502, 503 in turn), else 0."""
+        f = self.options.faults
+        if f.burst_5xx <= 0:
+            return 0
+        with self.lock:
+            if self.burst_left == 0 and f.rate_5xx_burst > 0 and self.rng.random() < f.rate_5xx_burst:
+                self.burst_left = f.burst_5xx
+            if self.burst_left == 0:
+                return 0
+            self.burst_left -= 1
+            return HTTPStatus.BAD_GATEWAY if (f.burst_5xx - self.burst_left) % 2 else HTTPStatus.SERVICE_UNAVAILABLE
+
+    # -- the world as of `now`
+    def user(self, name: str) -> dict[str, Any] | None:
+        u = self.dataset.users.get(name.lower())
+        if u is None:
+            return None
+        if self.now_ms is not None and u.get("createdAt", 0) > self.now_ms:
+            return None
+        if self.now_ms is None or u.get("disabled"):
+            return u
+        return self._profile_as_of(u)
+
+    def _profile_as_of(self, u: dict[str, Any]) -> dict[str, Any]:
+        """The antichess perf as it stood at `now`: later rated games not yet counted, the rating
+        after the last rated game finished by then."""
+        perf = (u.get("perfs") or {}).get("antichess")
+        ends = self._rated_ends.get(u["id"].lower(), [])
+        if perf is None or not ends:
+            return u
+        later = len(ends) - bisect.bisect_right(ends, (self.now_ms, float("inf")))
+        if later == 0:
+            return u
+        done = len(ends) - later
+        rating = ends[done - 1][1] if done else ends[0][2]
+        games = perf.get("games", 0) - later
+        perfs = dict(u["perfs"])
+        if games <= 0:
+            perfs.pop("antichess")
+        else:
+            perfs["antichess"] = {**perf, "games": games, "rating": rating}
+        return {**u, "perfs": perfs}
+
+    def games_of(self, uid: str) -> list[dict[str, Any]]:
+        """The player's games that exist at `now` (created by then), sorted by createdAt."""
+        games = self.dataset.games_by_user.get(uid, [])
+        if self.now_ms is None:
+            return games
+        return [g for g in games if g.get("createdAt", 0) <= self.now_ms]
+
+    def is_ongoing(self, g: dict[str, Any]) -> bool:
+        if g.get("status") in ONGOING:
+            return True
+        return self.now_ms is not None and g.get("lastMoveAt", 0) > self.now_ms
+
+    def history_of(self, uid: str) -> list[Any]:
+        hist = self.dataset.histories.get(uid, [])
+        if self.now_day is None:
+            return hist
+        out = []
+        for perf in hist:
+            pts = [p for p in perf.get("points", []) if dt.date(p[0], p[1] + 1, p[2]) <= self.now_day]
+            out.append({**perf, "points": pts})
+        return out
+
+
+def _rated_antichess_ends(ds: Dataset) -> dict[str, list[tuple[int, float, float]]]:
+    """Per player: (lastMoveAt, rating after, rating before) of each rated antichess game, by end time."""
+    out: dict[str, list[tuple[int, float, float]]] = {}
+    for g in ds.games:
+        if not (g.get("rated") and g.get("variant") == "antichess") or g.get("status") in UNFINISHED:
+            continue
+        for color in ("white", "black"):
+            p = (g.get("players") or {}).get(color) or {}
+            uid = (p.get("user") or {}).get("id")
+            if uid and isinstance(p.get("rating"), int):
+                after = p["rating"] + p.get("ratingDiff", 0)
+                out.setdefault(uid.lower(), []).append((g.get("lastMoveAt", 0), after, p["rating"]))
+    for ends in out.values():
+        ends.sort()
+    return out
+
+
+def _public(user: dict[str, Any]) -> dict[str, Any]:
+    if user.get("disabled"):
+        return {"id": user["id"], "username": user.get("username", user["id"]), "disabled": True}
+    return user
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: ReplayServer
+    protocol_version = "HTTP/1.1"
+
+    def setup(self) -> None:
+        super().setup()
+        # headers and body go out in separate writes: without this, Nagle's algorithm and the
+        # client's delayed ACK add ~40 ms to every keep-alive request
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's name
+        log.debug("replay %s", format % args)
+
+    # -- plumbing
+    def _send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _not_found(self, message: str = "Not found") -> None:
+        self._send_json(HTTPStatus.NOT_FOUND, {"error": message})
+
+    def _parts(self) -> tuple[list[str], dict[str, str]]:
+        url = urlsplit(self.path)
+        segments = [unquote(s) for s in url.path.split("/") if s]
+        query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        return segments, query
+
+    def _injected_failure(self, n: int) -> bool:
+        """429 / 5xx faults, before any work (as lila's rate limiter and a failing node would)."""
+        f = self.server.options.faults
+        if (f.every_429 and n % f.every_429 == 0) or self.server.draw(f.rate_429):
+            self.server.injected("429")
+            self._send_json(
+                HTTPStatus.TOO_MANY_REQUESTS,
+                {"error": "Too many requests. Try again later."},
+                {"Retry-After": str(f.retry_after_s)},
+            )
+            return True
+        if (f.every_5xx and n % f.every_5xx == 0) or self.server.draw(f.rate_5xx):
+            self.server.injected("5xx")
+            self._send_json(HTTPStatus.BAD_GATEWAY, {"error": "Bad gateway"})
+            return True
+        status = self.server.in_burst()
+        if status:
+            self.server.injected("5xx_burst")
+            self._send_json(status, {"error": HTTPStatus(status).phrase})
+            return True
+        return False
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        seg, q = self._parts()
+        kind = (
+            "games"
+            if seg[:3] == ["api", "games", "user"]
+            else "rating_history"
+            if seg[-1:] == ["rating-history"]
+            else "user"
+        )
+        if self._injected_failure(self.server.count(kind)):
+            return
+        if len(seg) == 3 and seg[:2] == ["api", "user"]:
+            user = self.server.user(seg[2])
+            if user is None:
+                return self._not_found()
+            if user.get("disabled"):
+                return self._send_json(HTTPStatus.OK, _public(user))
+            return self._send_json(
+                HTTPStatus.OK, {**user, "url": f"https://lichess.org/@/{user.get('username', user['id'])}"}
+            )
+        if len(seg) == 4 and seg[:2] == ["api", "user"] and seg[3] == "rating-history":
+            user = self.server.user(seg[2])
+            if user is None or user.get("disabled"):
+                return self._not_found("No such player, or account closed")
+            if self.server.options.history_needs_token and not self.headers.get("Authorization"):
+                # since 2026-08 Lichess builds histories on demand for OAuth requests only (reference §1.3)
+                return self._send_json(HTTPStatus.OK, [])
+            return self._send_json(HTTPStatus.OK, self.server.history_of(user["id"].lower()))
+        if len(seg) == 4 and seg[:3] == ["api", "games", "user"]:
+            with self.server.lock:
+                busy = self.server.active_downloads >= self.server.options.max_downloads
+                if not busy:
+                    self.server.active_downloads += 1
+            if busy:  # lila: at most 2 concurrent downloads per IP
+                self.server.injected("429_concurrency")
+                return self._send_json(
+                    HTTPStatus.TOO_MANY_REQUESTS, {"error": "Too many concurrent downloads"}, {"Retry-After": "60"}
+                )
+            try:
+                return self._export_games(seg[3], q)
+            finally:
+                with self.server.lock:
+                    self.server.active_downloads -= 1
+        return self._not_found()
+
+    def do_POST(self) -> None:  # noqa: N802
+        seg, _ = self._parts()
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
+        if self._injected_failure(self.server.count("users")):
+            return
+        if seg == ["api", "users"]:
+            ids = [i.strip() for i in body.split(",") if i.strip()][:USERS_BY_ID_LIMIT]
+            found = [self.server.user(i) for i in ids]
+            return self._send_json(HTTPStatus.OK, [_public(u) for u in found if u is not None])
+        return self._not_found()
+
+    def _export_games(self, name: str, q: dict[str, str]) -> None:
+        user = self.server.user(name)
+        if user is None or user.get("disabled"):
+            return self._not_found()
+        uid = user["id"].lower()
+        try:
+            since = int(q["since"]) if q.get("since") else None
+            until = int(q["until"]) if q.get("until") else None
+            limit = int(q["max"]) if q.get("max") else None
+        except ValueError:
+            return self._send_json(HTTPStatus.BAD_REQUEST, {"error": "since, until and max must be integers"})
+        vs = q.get("vs")
+        if vs is not None:
+            opp = self.server.user(vs)
+            if opp is None:
+                return self._not_found(f"No such opponent: {vs}")
+            vs = opp["id"].lower()
+
+        def flag(key: str, default: bool) -> bool:
+            return (q[key] in TRUEISH) if key in q else default
+
+        server = self.server
+        games = [g for g in server.games_of(uid) if g.get("status") not in NEVER_EXPORTED]
+        ongoing, finished = flag("ongoing", False), flag("finished", True)
+        games = [g for g in games if (ongoing if server.is_ongoing(g) else finished)]
+        # like a Mongo range query, a game without createdAt matches no since/until bound
+        if since is not None:
+            games = [g for g in games if isinstance(g.get("createdAt"), int) and g["createdAt"] >= since]
+        if until is not None:
+            games = [g for g in games if isinstance(g.get("createdAt"), int) and g["createdAt"] < until]
+        if vs is not None:
+            games = [g for g in games if vs in _player_ids(g)]
+        if "rated" in q:
+            games = [g for g in games if bool(g.get("rated")) == flag("rated", False)]
+        if q.get("perfType"):
+            perfs = set(q["perfType"].split(","))
+            games = [g for g in games if g.get("perf") in perfs]
+        if q.get("color") in ("white", "black"):
+            games = [g for g in games if ((g["players"].get(q["color"]) or {}).get("user") or {}).get("id") == uid]
+        if q.get("sort", "dateDesc") != "dateAsc":
+            games = list(reversed(games))
+        if limit is not None:
+            games = games[:limit]
+        drop = {
+            k
+            for k, default in (("pgn", False), ("moves", True), ("clocks", False), ("opening", False))
+            if not flag("pgnInJson" if k == "pgn" else k, default)
+        }
+        lines = []
+        for g in games:
+            out = {k: v for k, v in g.items() if k not in drop}
+            if server.is_ongoing(g) and g.get("status") not in ONGOING:  # finished later than `now`
+                out["status"] = "started"
+                for k in ("winner", "lastMoveAt"):
+                    out.pop(k, None)
+                for color in ("white", "black"):
+                    if isinstance(out.get("players", {}).get(color), dict):
+                        out["players"] = {
+                            **out["players"],
+                            color: {k: v for k, v in out["players"][color].items() if k != "ratingDiff"},
+                        }
+            lines.append((json.dumps(out) + "\n").encode())
+        lines += [line + b"\n" for line in server.dataset.raw_lines_by_user.get(uid, [])]
+        self._stream(lines)
+
+    def _stream(self, lines: list[bytes]) -> None:
+        """Chunked NDJSON, throttled per stream, with keep-alive blank lines and injected cuts/stalls."""
+        opts = self.server.options
+        f = opts.faults
+        cut_at = stall_at = None
+        total = sum(len(x) for x in lines)
+        if total > 1 and self.server.draw(f.rate_cut):
+            cut_at = self.server.rng.randrange(1, total)
+        if lines and self.server.draw(f.rate_stall):
+            stall_at = self.server.rng.randrange(0, len(lines))
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        started = time.monotonic()
+        sent = 0
+        buffer: list[bytes] = []  # unthrottled, several games go out in one write
+        try:
+            for i, line in enumerate(lines):
+                if opts.games_per_s > 0:
+                    delay = started + i / opts.games_per_s - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+                if stall_at == i:
+                    self.server.injected("stall")
+                    self.wfile.flush()
+                    time.sleep(f.stall_s)
+                if cut_at is not None and sent + len(line) > cut_at:
+                    part = line[: cut_at - sent]
+                    self.wfile.write(f"{len(line):x}\r\n".encode() + part)  # the chunk says more than comes
+                    self.wfile.flush()
+                    self.server.injected("cut")
+                    self.close_connection = True
+                    return
+                if opts.keepalive_every and i and i % opts.keepalive_every == 0:
+                    line = b"\n" + line
+                buffer.append(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+                if opts.games_per_s > 0 or len(buffer) >= 64 or cut_at is not None or stall_at is not None:
+                    self.wfile.write(b"".join(buffer))
+                    buffer.clear()
+                sent += len(line)
+                with self.server.lock:
+                    self.server.games_sent += 1
+            self.wfile.write(b"".join(buffer) + b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (e.g. after a stall)
+            self.close_connection = True
+
+
+def _player_ids(g: dict[str, Any]) -> set[str]:
+    out = set()
+    for color in ("white", "black"):
+        uid = ((g.get("players") or {}).get(color) or {}).get("user", {}).get("id")
+        if uid:
+            out.add(uid.lower())
+    return out
+
+
+@contextlib.contextmanager
+def running(
+    data: Path | str | Dataset, port: int = 0, now: dt.datetime | None = None, options: ReplayOptions | None = None
+) -> Iterator[ReplayServer]:
+    """Serve a dataset in a background thread for the duration of the block."""
+    dataset = data if isinstance(data, Dataset) else Dataset.load(data)
+    server = ReplayServer(dataset, port=port, now=now, options=options)
+    thread = threading.Thread(target=server.serve_forever, name="replay-server", daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

@@ -1,0 +1,1 @@
+"""Orchestration: ingest, score, audit and export stages, and the run record of each night."""

@@ -1,0 +1,200 @@
+"""The audits (issue 7): eligibility, composition, the board-4 rating cap, conduct and seeding,
+re-checked on every run as SQL.
+
+Each audit is one SELECT of offending rows in ``sql/audits/<name>.sql`` with the columns of
+``audit_findings`` (DESIGN.md contract 4); the view is their UNION ALL (``store.audit_findings_sql``).
+The files read their parameters from tables this module writes from the config: the one-row
+``audit_params`` and the lists ``audit_strongest_players``, ``audit_allowed_swaps``,
+``audit_directors`` and ``audit_stages``, so a TD who opens the published database in the
+``duckdb`` CLI and runs any audit file gets exactly the rows of ``audit_findings``. The captain
+history ``audit_captains`` (TEAM-COMP-8) grows by one row whenever teams.csv names a new captain.
+
+The row builders are pure functions of the config; the writers receive a connection (only
+``pipeline/store/gateway.py`` opens one).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from pipeline.errors import InputError
+from pipeline.model import Config, Roster
+from pipeline.store import gateway as store
+
+SEVERITIES = ("error", "warning", "info")
+MIN_TEAMS_FOR_4_BOARDS = 10  # TEAM-COMP-1: 3 boards with fewer teams
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One row of audit_findings."""
+
+    rule_id: str
+    severity: str
+    subject: str
+    team: str | None
+    detail: str
+    evidence_url: str | None
+    audit: str
+
+
+@dataclass
+class AuditReport:
+    findings: list[Finding] = field(default_factory=list)
+    estimates: int = 0  # rating_estimates rows written for the cap audit
+    notes: list[str] = field(default_factory=list)
+    csv_path: Path | None = None
+
+    def count(self, severity: str) -> int:
+        return sum(f.severity == severity for f in self.findings)
+
+    @property
+    def errors(self) -> int:
+        return self.count("error")
+
+    def by_rule(self) -> dict[str, list[Finding]]:
+        out: dict[str, list[Finding]] = {}
+        for f in self.findings:
+            out.setdefault(f.rule_id, []).append(f)
+        return out
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """{rule_id: {severity: n}} in rule order."""
+        c = Counter((f.rule_id, f.severity) for f in self.findings)
+        return {rule: {sev: c[rule, sev] for sev in SEVERITIES if c[rule, sev]} for rule in self.by_rule()}
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "findings": len(self.findings),
+            "errors": self.errors,
+            "warnings": self.count("warning"),
+            "info": self.count("info"),
+            "by_rule": self.counts(),
+            "estimates": self.estimates,
+            "notes": self.notes,
+            "csv": str(self.csv_path) if self.csv_path else None,
+        }
+
+
+# --------------------------------------------------------------------------- rows from the config (pure)
+
+
+def _midnight(d: dt.date) -> dt.datetime:
+    return dt.datetime(d.year, d.month, d.day, tzinfo=dt.UTC)
+
+
+def params_row(config: Config, now: dt.datetime) -> dict[str, Any]:
+    """The one row of audit_params (sql/schema/070_audit_params.sql documents every column)."""
+    e, c, co, sd, cd = config.eligibility, config.rating_cap, config.composition, config.seeding, config.conduct
+    return {
+        "tournament_id": config.tournament_id,
+        "tournament_kind": config.kind,
+        "boards": config.boards,
+        "min_teams_for_4_boards": MIN_TEAMS_FOR_4_BOARDS,
+        "audited_at": now,
+        "registration_at": config.registration_at,
+        "pairings_announced_at": config.pairings_announced_at,
+        "history_since": config.lichess.history_since,
+        "min_account_age_months": e.min_account_age_months,
+        "min_rated_games": e.min_rated_games,
+        "min_recent_games": e.min_recent_games,
+        "recent_months": e.recent_months,
+        "cheat_months_one": e.cheat_months_one,
+        "cheat_months_two": e.cheat_months_two,
+        "provisional_rd": e.provisional_rd,
+        "assumed_volatility": e.assumed_volatility,
+        "created_before": e.created_before,
+        "games_before": e.games_before,
+        "one_cheat_since": e.one_cheat_since,
+        "two_cheats_since": e.two_cheats_since,
+        "cap_since": _midnight(c.cap_since),
+        "cap_replace_by": _midnight(c.replace_by),
+        "cap_two_agm": c.cap_two_agm,
+        "cap_one_asgm": c.cap_one_asgm,
+        "cap_one_agm": c.cap_one_agm,
+        "cap_no_title": c.cap_no_title,
+        "cap_min_cross_days": c.min_cross_days,
+        "cap_max_rd": float(c.max_rd),
+        "cap_hold_hours": c.hold_hours,
+        "max_titled": co.max_titled,
+        "board_order_tolerance": co.board_order_tolerance,
+        "substitute_max_diff": co.substitute_max_diff,
+        "replacement_min_below": co.replacement_min_below,
+        "seeding_at": sd.rating_at,
+        "seeding_peak_since": sd.peak_since,
+        "break_min_minutes": cd.break_min_minutes,
+        "break_max_minutes": cd.break_max_minutes,
+        "part_gap_max_minutes": cd.part_gap_max_minutes,
+        "forfeits_to_disqualify": cd.forfeits_to_disqualify,
+    }
+
+
+def list_rows(config: Config) -> dict[str, list[dict[str, Any]]]:
+    """The audits' list tables, from the config."""
+    co = config.composition
+    return {
+        "audit_strongest_players": [{"user_id": n.lower(), "username": n} for n in dict.fromkeys(co.strongest_players)],
+        "audit_allowed_swaps": [
+            {"team": s.team, "board_a": s.board_a, "board_b": s.board_b} for s in dict.fromkeys(co.allowed_swaps)
+        ],
+        "audit_directors": [{"user_id": n.lower(), "username": n} for n in dict.fromkeys(co.tournament_directors)],
+        "audit_stages": [{"stage": s.name, "kind": s.kind} for s in config.stages],
+    }
+
+
+def check_config(config: Config, roster: Roster) -> None:
+    """What the config says about teams must name teams and boards that exist (TEAM-COMP-4's swaps)."""
+    teams = set(roster.entrants)
+    for i, swap in enumerate(config.composition.allowed_swaps):
+        key = f"key 'composition.allowed_swaps[{i}]'"
+        if swap.team not in teams:
+            raise InputError(config.path, key, f"team {swap.team!r}: expected a team of teams.csv")
+        if swap.board_b > config.boards:
+            raise InputError(config.path, key, f"board {swap.board_b}: expected boards 1-{config.boards}")
+
+
+def notes_for(config: Config) -> list[str]:
+    """What the audits cannot check with this config, said once per run."""
+    notes = []
+    if config.kind == "team" and config.registration_at is None:
+        notes.append("tournament.registration_at is not set: TEAM-ELIG-1..4 cannot be checked")
+    if config.kind == "team" and config.pairings_announced_at is None:
+        notes.append(
+            "no pairings time (eligibility.pairings_announced_at or a stage's first_round_start): TEAM-ELIG-7 is not checked"
+        )
+    return notes
+
+
+# --------------------------------------------------------------------------- the database side
+
+
+def write_params(con: duckdb.DuckDBPyConnection, config: Config, now: dt.datetime) -> None:
+    """Rewrite audit_params and the list tables from the config, in one transaction."""
+    with store.transaction(con):
+        store.replace_where(con, "audit_params", {}, [params_row(config, now)])
+        for table, rows in list_rows(config).items():
+            store.replace_where(con, table, {}, rows)
+
+
+def record_captains(con: duckdb.DuckDBPyConnection, roster: Roster, now: dt.datetime) -> int:
+    """TEAM-COMP-8's history: a row for each team whose teams.csv captain differs from the last
+    one recorded (the first run records every team's captain). Returns the rows added."""
+    last = {r["team"]: r["player_id"] for r in store.query(con, "queries/last_captains").iter_rows(named=True)}
+    new = [
+        {"team": m.entrant, "player_id": m.player_id, "seen_from": now}
+        for m in roster.members
+        if m.is_captain and last.get(m.entrant) != m.player_id
+    ]
+    with store.transaction(con):
+        store.upsert(con, "audit_captains", new)
+    return len(new)
+
+
+def read_findings(con: duckdb.DuckDBPyConnection) -> list[Finding]:
+    return [Finding(**r) for r in store.query(con, "queries/audit_findings_ordered").iter_rows(named=True)]

@@ -1,0 +1,312 @@
+"""The DuckDB adapter: the only module that opens DuckDB connections.
+
+SQL lives under ``sql/`` (``schema/`` tables, ``views/`` the contract views, ``queries/`` what the
+pipeline reads, ``audits/`` one SELECT of offending rows per audit); this module loads it by
+name, binds every value as a parameter, and moves rows in and out as polars frames (through
+Arrow). Table names are never taken from input: :data:`WRITABLE` is the closed set of tables
+the pipeline writes. The ``audit_findings`` view is generated from the files of ``sql/audits/``
+(:func:`audit_findings_sql`), so adding an audit is adding a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+from collections.abc import Iterator, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from pipeline.resources import SQL_DIR
+
+WRITABLE = frozenset(
+    {
+        "raw_users",
+        "raw_rating_histories",
+        "raw_games",
+        "rejected_records",
+        "ingest_cursors",
+        "lichess_users",
+        "lichess_rating_points",
+        "lichess_games",
+        "td_members",
+        "td_pairings",
+        "td_byes",
+        "scored_match_games",
+        "scored_board_results",
+        "scored_team_matches",
+        "scored_standings",
+        "game_verdicts",
+        "game_flags",
+        "td_overrides",
+        "rating_estimates",
+        "rating_estimate_tracks",
+        "rating_estimate_cursor",
+        "scored_rounds",
+        "scored_placings",
+        "pipeline_runs",
+        "audit_params",
+        "audit_strongest_players",
+        "audit_allowed_swaps",
+        "audit_directors",
+        "audit_stages",
+        "audit_captains",
+    }
+)
+_FLAT = frozenset({str, int, float, bool, type(None), dt.datetime, dt.date})  # values asdict would only copy
+
+FINDING_COLUMNS = ("rule_id", "severity", "subject", "team", "detail", "evidence_url")
+
+# The published snapshot's storage format: readable by every DuckDB since 1.0 (the `duckdb-cli`
+# package on PyPI is 1.5; a DuckDB 2.0 file is not readable before 2.0).
+SNAPSHOT_STORAGE_VERSION = "v1.0.0"
+
+
+@cache
+def sql(name: str) -> str:
+    """The text of ``sql/<name>.sql`` (e.g. ``queries/candidate_games``)."""
+    path = SQL_DIR / f"{name}.sql"
+    return path.read_text(encoding="utf-8")
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> None:
+    """Create every table (sql/schema, in file order), every view (sql/views) and the
+    audit_findings view over sql/audits."""
+    for path in sorted((SQL_DIR / "schema").glob("*.sql")):
+        con.execute(path.read_text(encoding="utf-8"))
+    _create_views(con, sorted((SQL_DIR / "views").glob("*.sql")))
+    con.execute(audit_findings_sql())
+
+
+def _create_views(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
+    """(Re)create the views (file ``<name>.sql`` defines view ``<name>``): all are dropped first,
+    so none binds to an older version of another; then created in name order, a view that reads
+    one not created yet waiting for the next pass (files need no order prefixes). A pass that
+    creates nothing re-raises."""
+    for name in ["audit_findings", *(p.stem for p in paths)]:
+        con.execute(f"DROP VIEW IF EXISTS {_column(name)}")
+    pending = paths
+    while pending:
+        failed: list[tuple[Path, duckdb.CatalogException]] = []
+        for path in pending:
+            try:
+                con.execute(path.read_text(encoding="utf-8"))
+            except duckdb.CatalogException as e:  # a view it reads does not exist yet
+                failed.append((path, e))
+        if len(failed) == len(pending):
+            path, error = failed[0]
+            raise RuntimeError(f"sql/views/{path.name}: {error}") from error
+        pending = [path for path, _ in failed]
+
+
+def audit_files() -> list[Path]:
+    """The audits, in file-name order: each ``sql/audits/<name>.sql`` is one SELECT of offending rows."""
+    return sorted((SQL_DIR / "audits").glob("*.sql"))
+
+
+def audit_sql(path: Path) -> str:
+    """An audit file's SELECT, as a TD would paste it into the duckdb CLI (no trailing semicolon)."""
+    return path.read_text(encoding="utf-8").strip().rstrip(";").rstrip()
+
+
+def audit_findings_sql() -> str:
+    """``CREATE VIEW audit_findings``: the UNION ALL of every audit file, in file-name order, with
+    the contract's columns and ``audit`` (the file's name) after them."""
+    parts = []
+    for path in audit_files():
+        name = path.stem
+        if not name.isidentifier():
+            raise ValueError(f"audit file {path.name!r}: expected a name of letters, digits and _")
+        cols = ", ".join(FINDING_COLUMNS)
+        parts.append(f"SELECT {cols}, '{name}' AS audit FROM (\n{audit_sql(path)}\n) AS {name}")
+    if not parts:  # no audit files: an empty view with the same columns
+        parts.append(
+            "SELECT " + ", ".join(f"CAST(NULL AS VARCHAR) AS {c}" for c in (*FINDING_COLUMNS, "audit")) + " WHERE FALSE"
+        )
+    header = (
+        "-- audit_findings: one row per finding of any audit, generated from sql/audits/*.sql (file-name order)\n"
+        "CREATE OR REPLACE VIEW audit_findings AS\n"
+    )
+    return header + "\nUNION ALL\n".join(parts)
+
+
+def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    path = Path(path)
+    if read_only:
+        return duckdb.connect(str(path), read_only=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path))
+    migrate(con)
+    return con
+
+
+@contextlib.contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """All or nothing: the block's writes commit together or roll back together."""
+    con.begin()
+    try:
+        yield con
+    except BaseException:
+        con.rollback()
+        raise
+    con.commit()
+
+
+def _frame(rows: Sequence[Any] | pl.DataFrame) -> pl.DataFrame:
+    if isinstance(rows, pl.DataFrame):
+        return rows
+    dicts = [_row(r) for r in rows]
+    return pl.DataFrame(dicts, infer_schema_length=None)
+
+
+def _row(r: Any) -> dict[str, Any]:
+    """A row as a dict: dataclasses.asdict for dataclasses, without its deep copy when every
+    field holds a plain value (the pipeline's rows; asdict costs ~10 µs a row)."""
+    if not dataclasses.is_dataclass(r):
+        return dict(r)
+    d = {f.name: getattr(r, f.name) for f in dataclasses.fields(r)}
+    if all(type(v) in _FLAT for v in d.values()):
+        return d
+    return dataclasses.asdict(r)
+
+
+def _check(table: str) -> str:
+    if table not in WRITABLE:
+        raise ValueError(f"table {table!r} is not writable: expected one of {sorted(WRITABLE)}")
+    return table
+
+
+def upsert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Any] | pl.DataFrame) -> int:
+    """Insert rows, replacing those with the same primary key; columns matched by name."""
+    return _insert(con, f"INSERT OR REPLACE INTO {_check(table)}", rows)
+
+
+def _insert(con: duckdb.DuckDBPyConnection, verb: str, rows: Sequence[Any] | pl.DataFrame) -> int:
+    """`verb` (INSERT [OR REPLACE] INTO a checked table) the rows, columns matched by name."""
+    df = _frame(rows)
+    if df.height == 0:
+        return 0
+    con.register("_batch", df)
+    try:
+        con.execute(f"{verb} BY NAME SELECT * FROM _batch")
+    finally:
+        con.unregister("_batch")
+    return df.height
+
+
+def replace_where(
+    con: duckdb.DuckDBPyConnection, table: str, where: dict[str, Any], rows: Sequence[Any] | pl.DataFrame
+) -> int:
+    """Delete the rows matching ``where`` (column = value, bound) and insert ``rows`` instead."""
+    cond = " AND ".join(f"{_column(c)} = ?" for c in where) or "TRUE"
+    con.execute(f"DELETE FROM {_check(table)} WHERE {cond}", list(where.values()))
+    return _insert(con, f"INSERT INTO {table}", rows)
+
+
+def replace_rounds(
+    con: duckdb.DuckDBPyConnection, table: str, stage: str, rounds: Sequence[int], rows: Sequence[Any] | pl.DataFrame
+) -> int:
+    """Delete the rows of `stage` whose round is in `rounds` and insert ``rows`` instead."""
+    con.execute(
+        f"DELETE FROM {_check(table)} WHERE stage = ? AND round IN (SELECT unnest(?::INTEGER[]))", [stage, list(rounds)]
+    )
+    return _insert(con, f"INSERT INTO {table}", rows)
+
+
+def query_with(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    frames: dict[str, pl.DataFrame],
+    params: Sequence[Any] | dict[str, Any] = (),
+) -> pl.DataFrame:
+    """Run ``sql/<name>.sql`` with the given frames visible under their names (rows the query
+    joins against, e.g. the night's board pairings) and bound parameters."""
+    for key in frames:
+        if not key.startswith("_") or not key[1:].isidentifier():
+            raise ValueError(f"frame name {key!r}: expected _ and an identifier")
+    for key, df in frames.items():
+        con.register(key, df)
+    try:
+        return con.sql(sql(name), params=params or None).pl()
+    finally:
+        for key in frames:
+            con.unregister(key)
+
+
+def _column(name: str) -> str:
+    if not name.isidentifier():
+        raise ValueError(f"column {name!r}: expected an identifier")
+    return name
+
+
+def query(con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] | dict[str, Any] = ()) -> pl.DataFrame:
+    """Run ``sql/<name>.sql`` with bound parameters and return the rows as a polars frame."""
+    return con.sql(sql(name), params=params or None).pl()
+
+
+def copy_database(src: Path, dst: Path, storage_version: str | None = SNAPSHOT_STORAGE_VERSION) -> None:
+    """Write a complete, self-contained copy of the database ``src`` to the new file ``dst``: every
+    schema, table (with its constraints), view, macro and sequence, whatever they are
+    (``COPY FROM DATABASE``). Views keep their unqualified SQL, so they resolve inside ``dst``.
+    ``src`` is attached read-only; no other connection of this process may hold it read-write."""
+    if dst.exists():
+        raise FileExistsError(f"{dst}: expected a new file")
+    con = duckdb.connect()
+    try:
+        con.execute("ATTACH ? AS copy_src (READ_ONLY)", [str(src)])
+        if storage_version is None:
+            con.execute("ATTACH ? AS copy_dst", [str(dst)])
+        else:
+            con.execute("ATTACH ? AS copy_dst (STORAGE_VERSION ?)", [str(dst), storage_version])
+        con.execute("COPY FROM DATABASE copy_src TO copy_dst")
+        con.execute("DETACH copy_dst")
+        con.execute("DETACH copy_src")
+    finally:
+        con.close()
+
+
+def view_counts(path: Path) -> dict[str, int]:
+    """Open ``path`` read-only and count the rows of every view in it: each one must bind and run
+    inside that file alone (the check before a snapshot is published)."""
+    con = connect(path, read_only=True)
+    try:
+        names = [n for (n,) in con.execute(sql("queries/user_views")).fetchall()]
+        return {n: con.execute(f"SELECT count(*) FROM {_quoted(n)}").fetchall()[0][0] for n in names}
+    finally:
+        con.close()
+
+
+# When a row was fetched, verified or audited: two runs over the same data differ there by design.
+TIME_COLUMNS = frozenset({"fetched_at", "updated_at", "verified_at", "audited_at"})
+
+
+def table_checksums(
+    con: duckdb.DuckDBPyConnection,
+    exclude_tables: frozenset[str] = frozenset({"pipeline_runs"}),
+    exclude_columns: frozenset[str] = TIME_COLUMNS,
+) -> dict[str, tuple[int, int]]:
+    """Per base table: (row count, order-independent checksum of its rows). The checksum is the
+    sum of a hash of each row's remaining columns, so a row stored twice changes it (an XOR would
+    cancel out) and row order does not. ``pipeline_runs`` (the run record: wall clocks, pids,
+    flow ids) and the time-of-fetch columns are left out by default."""
+    columns: dict[str, list[str]] = {}
+    for table, column in con.execute(sql("queries/table_columns")).fetchall():
+        if table not in exclude_tables and column not in exclude_columns:
+            columns.setdefault(table, []).append(column)
+    out = {}
+    for table, cols in columns.items():
+        row_hash = f"hash({', '.join(_quoted(c) for c in cols)})"
+        n, total = con.execute(
+            f"SELECT count(*), coalesce(sum({row_hash}::HUGEINT), 0) FROM {_quoted(table)}"
+        ).fetchall()[0]
+        out[table] = (n, int(total))
+    return out
+
+
+def _quoted(name: str) -> str:
+    """A catalog name (read from duckdb_views(), never from input) as a quoted identifier."""
+    return '"' + name.replace('"', '""') + '"'

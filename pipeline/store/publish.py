@@ -1,0 +1,134 @@
+"""The published snapshot a TD can always read, and the working database only runs write.
+
+Files, beside ``paths.database`` (say ``out/team.duckdb``):
+
+* ``out/team.duckdb`` — the **published snapshot**. TDs open it read-only (the ``duckdb`` CLI,
+  Python, ``antichess-td export``) whenever they like, also while a run is writing; no run ever
+  opens it for writing. It is replaced whole, and only by a run that succeeded.
+* ``out/team.work.duckdb`` (``paths.work_database``) — the **working database**: the only file a
+  run writes. It keeps everything between runs (cursors, raw payloads, verdicts); if it is lost,
+  the next run starts again from a copy of the published snapshot.
+* ``out/team.work.duckdb.lock`` — held (``flock``) by the run writing the working database, with
+  its pid: one writer per tournament; a second run stops at once with a clear message. The CLI
+  takes it before anything slow is imported or started (Prefect); taking it again in the same
+  process (the flow inside the CLI's run) is a no-op.
+* ``out/team.duckdb.tmp-<pid>`` — a snapshot being built; renamed onto the published path when
+  complete, removed by the next publish if its run was killed.
+
+Publishing builds a complete new file from the working database (``COPY FROM DATABASE``: every
+table and view, whatever they are, in a storage format DuckDB 1.0 and later can read), checks
+that every view runs inside it alone, fsyncs it, and renames it onto the published path
+(``os.replace``, atomic on POSIX). A reader holding the old file keeps reading its open inode;
+the next open sees the new file; nobody ever sees a half-written one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from pipeline.errors import TdError
+
+log = logging.getLogger(__name__)
+
+
+class WriterBusy(TdError):
+    """Another run holds the working database's lock."""
+
+
+def lock_path(work: Path) -> Path:
+    return work.with_name(work.name + ".lock")
+
+
+_held: dict[Path, int] = {}  # lock files this process holds → nesting depth
+
+
+@contextlib.contextmanager
+def writer_lock(work: Path) -> Iterator[None]:
+    """Hold the working database's lock for the block: the only writer of this tournament.
+    The kernel drops the lock when the process ends, however it ends (even ``kill -9``). Held
+    already by this process: the block runs under that hold."""
+    path = lock_path(work).absolute()
+    if _held.get(path):
+        _held[path] += 1
+        try:
+            yield
+        finally:
+            _held[path] -= 1
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES):
+                raise
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            raise WriterBusy(
+                f"another antichess-td run (pid {holder}) is writing {work}: wait for it to finish "
+                "(the published database stays readable meanwhile)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _held[path] = 1
+        try:
+            yield
+        finally:
+            del _held[path]
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def ensure_work(work: Path, published: Path) -> None:
+    """A missing working database starts as a copy of the published snapshot (first run after an
+    upgrade, or the working file was deleted): nothing stored is fetched again."""
+    from pipeline.store import gateway as store
+
+    if work.exists() or not published.exists():
+        return
+    log.info("no working database %s: starting from a copy of the published %s", work, published)
+    work.parent.mkdir(parents=True, exist_ok=True)
+    partial = work.with_name(f"{work.name}.tmp-{os.getpid()}")
+    partial.unlink(missing_ok=True)
+    try:
+        store.copy_database(published, partial, storage_version=None)
+        os.replace(partial, work)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def publish(work: Path, published: Path) -> dict[str, int]:
+    """Publish the working database as a new self-contained snapshot at ``published``, atomically.
+    Returns the row count of every view in it. Call it holding :func:`writer_lock`, with no
+    connection of this process open on ``work``."""
+    from pipeline.store import gateway as store
+
+    for stale in published.parent.glob(f"{published.name}.tmp-*"):
+        log.info("removing %s, left by a run that was stopped while publishing", stale)
+        stale.unlink()
+    tmp = published.with_name(f"{published.name}.tmp-{os.getpid()}")
+    try:
+        store.copy_database(work, tmp)
+        counts = store.view_counts(tmp)
+        _fsync(tmp)
+        os.replace(tmp, published)
+        _fsync(published.parent)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return counts
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

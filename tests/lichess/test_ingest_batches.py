@@ -1,0 +1,87 @@
+"""The flow ingests in player batches (issue 8 item 1): batch by batch, then the casual-game
+searches, must store exactly what one ingest of everyone stores, night after night, at the cost
+of one more profile request per extra batch (POST /api/users takes up to 300 ids; a batch of
+one id still costs one request) and nothing else."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from pathlib import Path
+
+import duckdb
+
+from pipeline.inputs.config import load_config
+from pipeline.lichess import ingest
+from pipeline.stages import steps as run
+
+NIGHTS = (
+    dt.datetime(2026, 3, 8, 3, tzinfo=dt.UTC),  # round 1 under way
+    dt.datetime(2026, 3, 12, 3, tzinfo=dt.UTC),  # round 2 under way
+    dt.datetime(2026, 3, 12, 4, tzinfo=dt.UTC),
+)  # nothing new: only round 2's casual-game searches
+TABLES = (
+    "raw_users",
+    "raw_games",
+    "lichess_users",
+    "lichess_games",
+    "lichess_rating_points",
+    "rejected_records",
+    "ingest_cursors",
+)
+
+
+def content(db: Path) -> dict[str, list[tuple]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {t: con.sql(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in TABLES}
+    finally:
+        con.close()
+
+
+def test_batches_store_what_one_ingest_stores(skeleton: Path) -> None:
+    toml = skeleton.read_text(encoding="utf-8")
+    skeleton.write_text(
+        toml.replace('replay_data = "lichess"', 'replay_data = "lichess"\nreplay_games_per_s = 0'), encoding="utf-8"
+    )
+    cfg = load_config(skeleton)
+    inputs = run.read_inputs(cfg)
+    single = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, database=skeleton.parent / "single.duckdb"))
+    batched = dataclasses.replace(
+        cfg, paths=dataclasses.replace(cfg.paths, database=skeleton.parent / "batched.duckdb")
+    )
+    batches = run.player_batches(inputs, size=2)
+    assert len(batches) == 4
+    assert not any(
+        {"alice", "bob"} <= {p.lower() for p in b} for b in batches
+    )  # their standard game is kept all the same
+    vs_searches = []
+    for night in NIGHTS:
+        with run.lichess_base_url(cfg, now=night) as base_url:
+            one = run.ingest_stage(single, inputs, base_url, night)
+            parts = [run.ingest_batch(batched, inputs, base_url, night, players) for players in batches]
+            parts.append(run.ingest_watched(batched, inputs, base_url, night, parts))
+        merged = ingest.merge_reports(parts)
+        assert content(batched.paths.database) == content(single.paths.database), night
+        a, b = one.summary(), merged.summary()
+        assert b["requests"] == a["requests"] + len(batches) - 1, night
+        for key in (
+            "games_fetched",
+            "games_new",
+            "games_distinct",
+            "games_skipped_other_variant",
+            "histories_loaded",
+            "users_loaded",
+            "rejected",
+        ):
+            assert b[key] == a[key], (night, key)
+        assert {p["user_id"]: p["vs_requests"] for p in b["players"]} == {
+            p["user_id"]: p["vs_requests"] for p in a["players"]
+        }
+        vs_searches.append(sum(p["vs_requests"] for p in a["players"]))
+    con = duckdb.connect(str(batched.paths.database), read_only=True)
+    try:
+        assert con.sql("SELECT variant FROM lichess_games WHERE game_id = 'R1ab1s06'").fetchall() == [("standard",)]
+    finally:
+        con.close()
+    assert vs_searches[-1] > 0  # the last night exercised the casual-game searches after the batches

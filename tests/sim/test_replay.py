@@ -1,0 +1,434 @@
+"""The replay server against the real Lichess API semantics (reference/lichess-api.md §1.1-1.5).
+
+Real HTTP on 127.0.0.1, the real berserk client (pipeline.lichess.client.make_client) and plain
+``requests`` where berserk has no method or hides the raw body. Every dataset is written here,
+by hand, into pytest's tmp dirs; every expectation is worked out from that data and the rules.
+
+Timeline of the main dataset (UTC; each game's lastMoveAt is createdAt + 60 s unless noted)::
+
+    g1 2026-03-05 20:00  alice-bob    resign        g4 23:00      carol-alice  outoftime
+    g2 21:00             bob-alice    variantEnd    g6 23:00:30   alice-bob    timeout (lastMoveAt 23:02)
+    g3 22:00             alice-carol  draw (std)    g5 03-06 04:00 bob-alice   draw
+    gc 2026-03-06 00:00  created      gs 01:00 started      ga 02:00 aborted   (never exported)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import berserk
+import pytest
+import requests
+from lichess_data import write_dataset
+
+from pipeline.errors import InputError
+from pipeline.lichess import client as lichess
+from pipeline.sim import replay
+
+UTC = dt.UTC
+H = 3_600_000  # one hour in ms
+T0 = 1_772_740_800_000  # 2026-03-05T20:00:00Z
+CREATED_2020 = 1_577_836_800_000  # 2020-01-01T00:00:00Z
+NOW = dt.datetime(2026, 3, 5, 23, 1, tzinfo=UTC)  # == g4's lastMoveAt
+NOW_MS = 1_772_751_660_000  # 2026-03-05T23:01:00Z
+NEWBIE_CREATED = 1_773_100_800_000  # 2026-03-10T00:00:00Z, after NOW
+
+
+# --------------------------------------------------------------------------- dataset
+
+
+def _user(uid: str, username: str, created: int = CREATED_2020, **extra: Any) -> dict[str, Any]:
+    return {
+        "id": uid,
+        "username": username,
+        "createdAt": created,
+        "perfs": {"antichess": {"games": 10, "rating": 1500, "rd": 80, "prog": 0}},
+        **extra,
+    }
+
+
+def _game(
+    gid: str,
+    white: str,
+    black: str,
+    created: int,
+    status: str,
+    *,
+    variant: str = "antichess",
+    last_move: int | None = None,
+    winner: str | None = None,
+) -> dict[str, Any]:
+    g: dict[str, Any] = {
+        "id": gid,
+        "rated": True,
+        "variant": variant,
+        "speed": "blitz",
+        "perf": "antichess" if variant == "antichess" else "blitz",
+        "createdAt": created,
+        "lastMoveAt": created + 60_000 if last_move is None else last_move,
+        "status": status,
+        "source": "friend",
+        "players": {
+            "white": {"user": {"name": white.title(), "id": white}, "rating": 1500},
+            "black": {"user": {"name": black.title(), "id": black}, "rating": 1500},
+        },
+        "moves": "e3 b5 Bxb5",
+        "clock": {"initial": 180, "increment": 0, "totalTime": 180},
+        "opening": {"eco": "A00", "name": "Van't Kruijs Opening", "ply": 1},
+        "pgn": f'[Event "Rated antichess game"]\n[Site "https://lichess.org/{gid}"]\n\n1. e3 b5 2. Bxb5 *\n',
+    }
+    if winner:
+        g["winner"] = winner
+    return g
+
+
+GAMES = [  # deliberately not in createdAt order: the server must sort
+    _game("g3", "alice", "carol", T0 + 2 * H, "draw", variant="standard"),
+    _game("g1", "alice", "bob", T0, "resign", winner="white"),
+    _game("g5", "bob", "alice", T0 + 8 * H, "draw"),
+    _game("gc", "alice", "bob", T0 + 4 * H, "created"),
+    _game("g2", "bob", "alice", T0 + 1 * H, "variantEnd", winner="black"),
+    _game("ga", "alice", "carol", T0 + 6 * H, "aborted"),
+    _game("g6", "alice", "bob", T0 + 3 * H + 30_000, "timeout", last_move=T0 + 3 * H + 120_000, winner="white"),
+    _game("g4", "carol", "alice", T0 + 3 * H, "outoftime", winner="black"),
+    _game("gs", "alice", "bob", T0 + 5 * H, "started"),
+]
+GAME = {g["id"]: g for g in GAMES}
+
+ALICE_HISTORY = [
+    {"name": "Bullet", "points": [[2026, 1, 1, 1400], [2026, 2, 7, 1410]]},
+    {"name": "Antichess", "points": [[2026, 1, 28, 1500], [2026, 2, 5, 1510], [2026, 2, 6, 1520], [2026, 2, 7, 1530]]},
+    {"name": "Atomic", "points": []},
+]
+
+MANY = [f"u{i:03d}" for i in range(305)]  # u000 … u304
+
+
+@pytest.fixture(scope="module")
+def dataset_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    users = [
+        _user("alice", "Alice", title="FM"),
+        _user("bob", "Bob"),
+        _user("carol", "Carol"),
+        # closed: the file still carries the old profile; the server must hide it
+        _user("zed", "Zed", disabled=True),
+        _user("newbie", "Newbie", created=NEWBIE_CREATED),
+        _user("fresh", "Fresh", created=NOW_MS),  # created exactly at NOW
+        *(_user(u, u.upper()) for u in MANY),
+    ]
+    histories = {"alice": ALICE_HISTORY, "zed": ALICE_HISTORY, "bob": [{"name": "Antichess", "points": []}]}
+    return write_dataset(tmp_path_factory.mktemp("lichess"), users, GAMES, histories)
+
+
+@pytest.fixture(scope="module")
+def server(dataset_dir: Path) -> Iterator[replay.ReplayServer]:
+    with replay.running(dataset_dir) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def server_now(dataset_dir: Path) -> Iterator[replay.ReplayServer]:
+    with replay.running(dataset_dir, now=NOW) as s:
+        yield s
+
+
+AUTH = {"Authorization": "Bearer test-token"}
+
+
+def client_for(server: replay.ReplayServer) -> berserk.Client:
+    return lichess.make_client(server.base_url, "test-token", 5.0)
+
+
+@pytest.fixture(scope="module")
+def client(server: replay.ReplayServer) -> berserk.Client:
+    return client_for(server)
+
+
+def ids(games: Any) -> list[str]:
+    return [g["id"] for g in games]
+
+
+# --------------------------------------------------------------------------- binding, loading
+
+
+def test_server_binds_loopback_only(server: replay.ReplayServer) -> None:
+    """replay.py contract: the server binds 127.0.0.1 only, on the port it reports in base_url."""
+    assert server.server_address[0] == "127.0.0.1"
+    assert server.base_url == f"http://127.0.0.1:{server.server_address[1]}"
+    assert server.server_address[1] > 0
+
+
+def test_malformed_games_line_names_file_and_line(tmp_path: Path) -> None:
+    """DESIGN contract 3 / errors.InputError: a bad NDJSON line is reported as 'games.ndjson line N: …'.
+
+    Line 1 is good, line 2 blank (skipped but still counted), line 3 is truncated JSON → line 3.
+    """
+    folder = write_dataset(tmp_path / "bad", [_user("alice", "Alice")], [], {})
+    good = json.dumps(GAME["g1"])
+    (folder / "games.ndjson").write_text(good + "\n\n" + '{"id": "g2", "createdAt": \n' + good + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        replay.Dataset.load(folder)
+    msg = str(exc.value)
+    assert msg.startswith("games.ndjson line 3: not valid JSON (")
+    assert msg.endswith("): expected one JSON object per line")
+    assert exc.value.where == "line 3"
+
+
+# --------------------------------------------------------------------------- §1.1 GET /api/user/{name}
+
+
+def test_get_user_is_case_insensitive(client: berserk.Client, dataset_dir: Path) -> None:
+    """lichess-api.md §1.1: the user JSON (id lowercase, username in display case) plus url."""
+    u = client.users.get_public_data("ALICE")
+    assert u["id"] == "alice"
+    assert u["username"] == "Alice"
+    assert u["title"] == "FM"
+    assert u["perfs"]["antichess"] == {"games": 10, "rating": 1500, "rd": 80, "prog": 0}
+    assert u["createdAt"] == dt.datetime(2020, 1, 1, tzinfo=UTC)  # berserk converts the ms
+    assert u["url"] == "https://lichess.org/@/Alice"
+    assert client.users.get_public_data("aLiCe")["id"] == "alice"
+
+
+def test_get_unknown_user_is_404_with_json_error(client: berserk.Client, server: replay.ReplayServer) -> None:
+    """lichess-api.md §1.1: unknown user → HTTP 404 JSON (notFoundJson: an "error" key)."""
+    with pytest.raises(berserk.exceptions.ResponseError) as exc:
+        client.users.get_public_data("nobody")
+    assert exc.value.status_code == 404
+    assert isinstance(exc.value.cause, dict) and "error" in exc.value.cause
+    r = requests.get(f"{server.base_url}/api/user/nobody", timeout=5)
+    assert r.status_code == 404
+    assert r.headers["Content-Type"].startswith("application/json")
+    assert isinstance(r.json().get("error"), str)
+
+
+def test_get_closed_user_shows_only_id_username_disabled(server: replay.ReplayServer) -> None:
+    """lichess-api.md §1.1: for a closed account "the *whole* body is only {"id","username","disabled":true}"."""
+    r = requests.get(f"{server.base_url}/api/user/Zed", timeout=5)
+    assert r.status_code == 200
+    assert r.json() == {"id": "zed", "username": "Zed", "disabled": True}
+
+
+# --------------------------------------------------------------------------- §1.2 POST /api/users
+
+
+def test_users_by_id_in_order_asked_unknown_skipped(client: berserk.Client) -> None:
+    """lichess-api.md §1.2: answered "in the same order as the IDs"; unknown ids are not returned;
+    closed accounts appear as {id, username, disabled}."""
+    got = client.users.get_by_id("carol", "ghost", "ALICE", "zed", "bob")
+    assert ids(got) == ["carol", "alice", "zed", "bob"]
+    assert got[2] == {"id": "zed", "username": "Zed", "disabled": True}
+    assert "url" not in got[1]  # POST /api/users gives User, not UserExtended
+
+
+def test_users_by_id_keeps_first_300_ids_only(client: berserk.Client) -> None:
+    """lichess-api.md §1.2: the server does split(',').take(300); extra ids silently dropped.
+
+    306 ids asked: u304, ghost (unknown, still one of the 300), then u303 … u000. The first 300
+    are u304, ghost, u303 … u006 (298 ids) → 299 users: u304, u303, …, u006.
+    """
+    asked = ["u304", "ghost", *(f"u{i:03d}" for i in range(303, -1, -1))]
+    assert len(asked) == 306
+    got = client.users.get_by_id(*asked)
+    expected = ["u304", *(f"u{i:03d}" for i in range(303, 5, -1))]
+    assert len(expected) == 299
+    assert ids(got) == expected
+
+
+# --------------------------------------------------------------------------- §1.3 rating history
+
+
+def test_rating_history_is_the_file_content(server: replay.ReplayServer, client: berserk.Client) -> None:
+    """lichess-api.md §1.3: the per-perf array as recorded, month still 0-based."""
+    r = requests.get(f"{server.base_url}/api/user/ALICE/rating-history", headers=AUTH, timeout=5)
+    assert r.status_code == 200
+    assert r.json() == ALICE_HISTORY
+    perfs = client.users.get_rating_history("alice")
+    assert [p["name"] for p in perfs] == ["Bullet", "Antichess", "Atomic"]
+    assert [tuple(pt) for pt in perfs[1]["points"]] == [
+        (2026, 1, 28, 1500),
+        (2026, 2, 5, 1510),
+        (2026, 2, 6, 1520),
+        (2026, 2, 7, 1530),
+    ]
+
+
+@pytest.mark.parametrize("name", ["zed", "nobody"])
+def test_rating_history_404_for_closed_or_unknown(
+    server: replay.ReplayServer, client: berserk.Client, name: str
+) -> None:
+    """lichess-api.md §1.3: closed account → 404 "No such player, or account closed" (zed has a
+    history file: it must not be served); unknown → 404."""
+    with pytest.raises(berserk.exceptions.ResponseError) as exc:
+        client.users.get_rating_history(name)
+    assert exc.value.status_code == 404
+    r = requests.get(f"{server.base_url}/api/user/{name}/rating-history", timeout=5)
+    assert r.status_code == 404
+    assert "error" in r.json()
+
+
+# --------------------------------------------------------------------------- §1.5 games export
+
+
+def test_export_newest_first_by_default_finished_only(client: berserk.Client) -> None:
+    """lichess-api.md §1.5: "Sorted newest first by default"; created/started/aborted never exported."""
+    assert ids(client.games.export_by_player("alice")) == ["g5", "g6", "g4", "g3", "g2", "g1"]
+    assert ids(client.games.export_by_player("Bob")) == ["g5", "g6", "g2", "g1"]
+
+
+def test_export_sort_date_asc(client: berserk.Client) -> None:
+    """lichess-api.md §1.5: sort=dateAsc → oldest first by createdAt (g6 created 23:00:30 after g4 23:00)."""
+    assert ids(client.games.export_by_player("alice", sort="dateAsc")) == ["g1", "g2", "g3", "g4", "g6", "g5"]
+
+
+def test_export_since_inclusive_until_exclusive(client: berserk.Client) -> None:
+    """lichess-api.md §1.5: since → createdAt >= since (inclusive), until → createdAt < until (exclusive).
+
+    since = g2's createdAt exactly, until = g4's createdAt exactly → g2, g3 only.
+    """
+    got = client.games.export_by_player("alice", since=T0 + 1 * H, until=T0 + 3 * H, sort="dateAsc")
+    assert ids(got) == ["g2", "g3"]
+    # one ms either side moves the boundary games in/out
+    got = client.games.export_by_player("alice", since=T0 + 1 * H + 1, until=T0 + 3 * H + 1, sort="dateAsc")
+    assert ids(got) == ["g3", "g4"]
+
+
+def test_export_vs_opponent(client: berserk.Client, server: replay.ReplayServer) -> None:
+    """lichess-api.md §1.5: vs → only games against that opponent; unknown → 404 "No such opponent: {name}"."""
+    assert ids(client.games.export_by_player("alice", vs="carol")) == ["g4", "g3"]  # ga (aborted) never
+    assert ids(client.games.export_by_player("alice", vs="CAROL", sort="dateAsc")) == ["g3", "g4"]
+    with pytest.raises(berserk.exceptions.ResponseError) as exc:
+        list(client.games.export_by_player("alice", vs="nobody"))
+    assert exc.value.status_code == 404
+    r = requests.get(f"{server.base_url}/api/games/user/alice", params={"vs": "nobody"}, timeout=5)
+    assert r.status_code == 404
+    assert r.json() == {"error": "No such opponent: nobody"}
+
+
+def test_export_max(client: berserk.Client) -> None:
+    """lichess-api.md §1.5: max limits the count, applied after the sort."""
+    assert ids(client.games.export_by_player("alice", max=2)) == ["g5", "g6"]
+    assert ids(client.games.export_by_player("alice", max=2, sort="dateAsc")) == ["g1", "g2"]
+
+
+def test_export_pgn_only_with_pgn_in_json(client: berserk.Client) -> None:
+    """lichess-api.md §1.5: pgnInJson (default false) adds the pgn string to the JSON."""
+    plain = list(client.games.export_by_player("alice", max=1))
+    assert [g["id"] for g in plain] == ["g5"] and "pgn" not in plain[0]
+    with_pgn = list(client.games.export_by_player("alice", max=1, pgn_in_json=True))
+    assert with_pgn[0]["pgn"] == GAME["g5"]["pgn"]
+    assert all("pgn" not in g for g in client.games.export_by_player("alice", pgn_in_json=False))
+
+
+def test_export_moves_false_drops_moves(client: berserk.Client) -> None:
+    """lichess-api.md §1.5: moves default true (SAN string); moves=false drops it."""
+    assert all(g["moves"] == "e3 b5 Bxb5" for g in client.games.export_by_player("alice"))
+    got = list(client.games.export_by_player("alice", moves=False))
+    assert len(got) == 6 and all("moves" not in g for g in got)
+    assert all("opening" not in g for g in got)  # opening only with opening=true
+
+
+def test_export_wire_form_is_the_recorded_game(server: replay.ReplayServer) -> None:
+    """lichess-api.md §1.5/§1.7: NDJSON, one game JSON per line, fields as recorded (ms timestamps)."""
+    r = requests.get(
+        f"{server.base_url}/api/games/user/alice",
+        params={"pgnInJson": "true", "opening": "true", "max": "1"},
+        timeout=5,
+    )
+    assert r.status_code == 200
+    assert r.headers["Content-Type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in r.text.splitlines() if line.strip()]
+    assert lines == [GAME["g5"]]
+
+
+def test_export_closed_or_unknown_user_is_404(client: berserk.Client) -> None:
+    """lichess-api.md §1.5: closed account → nothing (lila filters u.enabled); unknown → 404."""
+    for name in ("zed", "nobody"):
+        with pytest.raises(berserk.exceptions.ResponseError) as exc:
+            list(client.games.export_by_player(name))
+        assert exc.value.status_code == 404
+
+
+def test_export_since_survives_game_without_created_at(tmp_path: Path) -> None:
+    """lichess-api.md §1.5 (since is a createdAt filter) with a recorded game lacking createdAt.
+
+    The server must still answer the request (HTTP 200, the well-formed games, in order) rather
+    than drop the connection; whether the createdAt-less game itself is served is not asserted.
+    """
+    broken = _game("nocreat", "alice", "bob", T0, "resign")
+    del broken["createdAt"]
+    folder = write_dataset(
+        tmp_path / "d", [_user("alice", "Alice"), _user("bob", "Bob")], [GAME["g1"], GAME["g2"], broken], {}
+    )
+    with replay.running(folder) as s:
+        r = requests.get(f"{s.base_url}/api/games/user/alice", params={"since": str(T0), "sort": "dateAsc"}, timeout=5)
+    assert r.status_code == 200
+    got = [json.loads(line)["id"] for line in r.text.splitlines() if line.strip()]
+    assert [i for i in got if i != "nocreat"] == ["g1", "g2"]
+
+
+# --------------------------------------------------------------------------- now: the world as it stood
+
+
+def test_now_games_finished_by_now_only(server_now: replay.ReplayServer) -> None:
+    """replay.py `now`: only games with lastMoveAt <= now (g4 finished exactly at NOW: in; g6 was
+    created before NOW but finished after it: out; g5 later: out)."""
+    c = client_for(server_now)
+    assert ids(c.games.export_by_player("alice")) == ["g4", "g3", "g2", "g1"]
+    assert ids(c.games.export_by_player("bob", sort="dateAsc")) == ["g1", "g2"]
+
+
+def test_now_one_ms_earlier_excludes_the_boundary_game(dataset_dir: Path) -> None:
+    """replay.py `now`: lastMoveAt <= now; 1 ms before g4's last move, g4 is not finished yet."""
+    with replay.running(dataset_dir, now=NOW - dt.timedelta(milliseconds=1)) as s:
+        assert ids(client_for(s).games.export_by_player("alice")) == ["g3", "g2", "g1"]
+
+
+def test_now_rating_history_up_to_now_utc_day(server_now: replay.ReplayServer) -> None:
+    """replay.py `now` + lichess-api.md §1.3 (points are UTC days, month 0-based): points up to
+    NOW's UTC day 2026-03-05 inclusive: 02-28 and 03-05 stay, 03-06 and 03-07 go; every perf kept."""
+    r = requests.get(f"{server_now.base_url}/api/user/alice/rating-history", headers=AUTH, timeout=5)
+    assert r.status_code == 200
+    assert r.json() == [
+        {"name": "Bullet", "points": [[2026, 1, 1, 1400]]},
+        {"name": "Antichess", "points": [[2026, 1, 28, 1500], [2026, 2, 5, 1510]]},
+        {"name": "Atomic", "points": []},
+    ]
+
+
+def test_now_rating_history_uses_utc_day_whatever_the_offset(dataset_dir: Path) -> None:
+    """replay.py `now` ("rating-history points up to that UTC day"): the same instant NOW written
+    as 2026-03-06T04:01+05:00 is still UTC day 2026-03-05, so the 03-06 point must not appear."""
+    now_plus5 = NOW.astimezone(dt.timezone(dt.timedelta(hours=5)))
+    assert now_plus5 == NOW and now_plus5.date() == dt.date(2026, 3, 6)
+    with replay.running(dataset_dir, now=now_plus5) as s:
+        r = requests.get(f"{s.base_url}/api/user/alice/rating-history", headers=AUTH, timeout=5)
+    antichess = [p for p in r.json() if p["name"] == "Antichess"][0]
+    assert antichess["points"] == [[2026, 1, 28, 1500], [2026, 2, 5, 1510]]
+
+
+def test_now_users_created_after_now_are_404(server_now: replay.ReplayServer) -> None:
+    """replay.py `now`: only accounts created by then (createdAt <= now); a later one is unknown (§1.1 404),
+    skipped by POST /api/users (§1.2) and has no history or games (§1.3, §1.5)."""
+    c = client_for(server_now)
+    with pytest.raises(berserk.exceptions.ResponseError) as exc:
+        c.users.get_public_data("newbie")
+    assert exc.value.status_code == 404
+    assert c.users.get_public_data("fresh")["id"] == "fresh"  # created exactly at NOW
+    assert ids(c.users.get_by_id("newbie", "alice", "fresh")) == ["alice", "fresh"]
+    for path in ("/api/user/newbie/rating-history", "/api/games/user/newbie"):
+        assert requests.get(server_now.base_url + path, timeout=5).status_code == 404
+
+
+def test_without_now_later_accounts_exist(client: berserk.Client) -> None:
+    """Control for the `now` tests: without `now` the whole recorded world is served."""
+    assert client.users.get_public_data("newbie")["id"] == "newbie"
+
+
+def test_rating_history_without_token_is_empty(server: replay.ReplayServer) -> None:
+    """lichess-api.md §1.3 (2026-08): unauthenticated rating-history requests may get [] — always send a token."""
+    r = requests.get(f"{server.base_url}/api/user/alice/rating-history", timeout=5)
+    assert (r.status_code, r.json()) == (200, [])

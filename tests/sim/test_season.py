@@ -1,0 +1,176 @@
+"""The demo tournament (pipeline/sim/season.py): deterministic, legal, Glicko-consistent, honest about
+what it plants. A small build (few history games) keeps most tests fast; one test builds the
+default size and checks the issue's size floor."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import filecmp
+import io
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import chess.pgn
+import pytest
+
+from pipeline.domain import glicko
+from pipeline.sim.season import build_season, knockout_size
+
+SMALL = {"games": (40, 80), "acwc_players": 16}
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("season") / "demo"
+    build_season(out, seed=7, teams=12, **SMALL)
+    return out
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def games_of(out: Path) -> list[dict]:
+    with (out / "lichess" / "games.ndjson").open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def test_same_seed_same_bytes(small: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    build_season(again, seed=7, teams=12, **SMALL)
+    files = sorted(p.relative_to(small) for p in small.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    for rel in files:
+        assert filecmp.cmp(small / rel, again / rel, shallow=False), rel
+
+
+def test_knockout_size_follows_team_fmt_1() -> None:
+    """TEAM-FMT-1: 10-15 teams → 4, 16-31 → 8, 32-63 → 16."""
+    assert [knockout_size(n) for n in (10, 15, 16, 31, 32, 63)] == [4, 4, 8, 8, 16, 16]
+    with pytest.raises(ValueError):
+        knockout_size(9)
+
+
+def test_pgn_and_json_agree_and_games_are_legal(small: Path) -> None:
+    """Each game's PGN replays on python-chess's antichess board; White/Black/Result/TimeControl/
+    ratings match the JSON; a variantEnd game ends with python-chess's outcome() naming the winner."""
+    for g in games_of(small)[::7]:
+        pgn = chess.pgn.read_game(io.StringIO(g["pgn"]))
+        assert pgn is not None and pgn.errors == [], g["id"]
+        h = pgn.headers
+        assert (h["White"], h["Black"]) == (
+            g["players"]["white"]["user"]["name"],
+            g["players"]["black"]["user"]["name"],
+        )
+        assert h["Result"] == {"white": "1-0", "black": "0-1", None: "1/2-1/2"}[g.get("winner")]
+        assert h["TimeControl"] == f"{g['clock']['initial']}+{g['clock']['increment']}"
+        assert int(h["WhiteElo"]) == g["players"]["white"]["rating"]
+        assert pgn.board().uci_variant == "antichess"
+        assert len(list(pgn.mainline_moves())) == len(g["moves"].split()) if g["moves"] else True
+        outcome = pgn.end().board().outcome()
+        if g["status"] == "variantEnd":
+            assert outcome is not None and outcome.winner == (g["winner"] == "white"), g["id"]
+        if g["status"] in ("resign", "outoftime", "cheat"):
+            assert outcome is None and g.get("winner") in ("white", "black")
+
+
+def test_ratings_chain_game_to_game_and_history_is_end_of_day(small: Path) -> None:
+    """reference §1.3/§1.7: `rating` is pre-game, rating + ratingDiff post-game; the next game starts
+    from it; the history point of a UTC day is the rating after that day's last rated game."""
+    users = {
+        u["id"]
+        for u in map(json.loads, (small / "lichess" / "users.ndjson").read_text(encoding="utf-8").splitlines())
+        if not u.get("disabled")
+    }  # a closed account has no history to serve
+    seq: dict[str, list[tuple[int, int, int, str]]] = defaultdict(list)
+    for g in games_of(small):
+        for color in ("white", "black"):
+            p = g["players"][color]
+            uid = p["user"]["id"]
+            if uid in users and "ratingDiff" in p:
+                seq[uid].append((g["createdAt"], g["lastMoveAt"], p["rating"], p["rating"] + p["ratingDiff"]))
+    checked = 0
+    for uid, games in seq.items():
+        games.sort()
+        for before, after in zip(games, games[1:], strict=False):
+            assert after[2] == before[3], uid
+        last_of_day: dict[dt.date, int] = {}
+        for _, end, _, post in games:
+            last_of_day[dt.datetime.fromtimestamp(end / 1000, dt.UTC).date()] = post
+        hist = json.loads((small / "lichess" / "rating-history" / f"{uid}.json").read_text(encoding="utf-8"))
+        [anti] = [p for p in hist if p["name"] == "Antichess"]
+        points = {dt.date(y, m + 1, d): r for y, m, d, r in anti["points"]}
+        assert points == last_of_day, uid
+        checked += 1
+    assert checked >= 48
+
+
+def test_true_rd_is_kept_and_provisional_flags_agree(small: Path) -> None:
+    """The true RD per game (truth/deviations.csv, not Lichess data) stays in [45, 500], and a
+    player is marked provisional in a game exactly when that RD was 110 or more."""
+    truth = {(r["game_id"], r["user_id"]): float(r["rd_before"]) for r in rows(small / "truth" / "deviations.csv")}
+    assert truth
+    seen = 0
+    for g in games_of(small):
+        for color in ("white", "black"):
+            p = g["players"][color]
+            key = (g["id"], p["user"]["id"])
+            if key in truth:
+                rd = truth[key]
+                assert glicko.MIN_DEVIATION <= rd <= glicko.MAX_DEVIATION
+                assert p.get("provisional", False) == (rd >= glicko.PROVISIONAL_DEVIATION), key
+                seen += 1
+    assert seen == len(truth)
+
+
+def test_planted_cases_are_true_in_the_data(small: Path) -> None:
+    planted = rows(small / "PLANTED.csv")
+    by_rule = defaultdict(list)
+    for r in planted:
+        by_rule[r["rule_id"]].append(r["subject"])
+    users = {
+        u["username"]: u
+        for u in map(json.loads, (small / "lichess" / "users.ndjson").read_text(encoding="utf-8").splitlines())
+    }
+    teams = rows(small / "teams.csv")
+    # TEAM-ELIG-6: a BOT; TEAM-ELIG-5: a closed account and a tosViolation
+    [bot] = by_rule["TEAM-ELIG-6"]
+    assert users[bot]["title"] == "BOT"
+    assert {users[s].get("disabled", False) or users[s].get("tosViolation", False) for s in by_rule["TEAM-ELIG-5"]} == {
+        True
+    }
+    # TEAM-ELIG-1: created less than 6 months before the 2026-08-25 registration
+    [young] = by_rule["TEAM-ELIG-1"]
+    created = dt.datetime.fromtimestamp(users[young]["createdAt"] / 1000, dt.UTC)
+    assert dt.datetime(2026, 2, 25, tzinfo=dt.UTC) < created < dt.datetime(2026, 8, 25, tzinfo=dt.UTC)
+    # TEAM-ELIG-4: cheat-detected games lost by the planted players
+    lost_cheats = defaultdict(int)
+    for g in games_of(small):
+        if g["status"] == "cheat":
+            loser = "black" if g["winner"] == "white" else "white"
+            lost_cheats[g["players"][loser]["user"]["name"]] += 1
+    assert sorted(lost_cheats[s] for s in by_rule["TEAM-ELIG-4"]) == [1, 2]
+    # TEAM-COMP-2: three AGM-or-higher on the planted team
+    [team] = by_rule["TEAM-COMP-2"]
+    assert sum(r["title"] in ("AGM", "ASGM") for r in teams if r["team"] == team) == 3
+    # every subject is a registered player, a team, a pairing or the stage
+    names = (
+        {r["player"] for r in teams}
+        | {r["team"] for r in teams}
+        | {r["player"] for r in rows(small / "acwc" / "players.csv")}
+    )
+    names |= {r["value"] for r in rows(small / "overrides.csv")}
+    for r in planted:
+        assert r["subject"] in names or " v " in r["subject"] or r["subject"] == "qualification", r
+
+
+def test_default_size_meets_the_floor(default_demo: Path) -> None:
+    """Issue 4: >= 48 players with histories, >= 20,000 games, >= 25 planted rows (default size; the
+    session's shared build)."""
+    histories = list((default_demo / "lichess" / "rating-history").glob("*.json"))
+    with (default_demo / "lichess" / "games.ndjson").open(encoding="utf-8") as f:
+        games = sum(1 for _ in f)
+    assert len(histories) >= 48 and games >= 20000 and len(rows(default_demo / "PLANTED.csv")) >= 25
