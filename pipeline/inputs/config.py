@@ -1,45 +1,62 @@
-"""``tournament.toml``: loaded with tomllib into typed, validated, frozen objects.
+"""``tournament.toml``: loaded with tomllib, validated with pydantic, built into the frozen types of
+``pipeline.model``.
 
 A tournament file names a preset (``data/presets/<name>.toml``) and overrides any of its
 values: tables merge key by key, everything else (numbers, strings, arrays such as a
 stage's ``parts``) is replaced whole. Unknown keys are errors, so a typo never silently
 falls back to a default. Every error names the file, the dotted key and what was expected.
 
+The pydantic models below are the one statement of the file's shape: each key's type, limits,
+default (written as in TOML) and description. They validate the document; ``key_specs`` walks
+them for the generated reference (docs/config.md); ``_problem`` turns pydantic's first error into
+this project's message (``expected <what the key takes>, got <the value as written>``). What
+pydantic cannot say (a time's UTC offset, a clock, a cron line) is checked by small validators
+that raise the final message themselves; rules that span keys (draw at most win, one part per
+clock, the working database beside the published one) are checked while building the model.
+
 Pure: reads files, no network, database, clock or environment.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import dataclasses
 import datetime as dt
 import re
 import tomllib
+import types
 import zoneinfo
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import annotated_types
+from croniter import croniter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainValidator, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticCustomError, PydanticUndefined
 
 from pipeline.domain.timecontrol import parse_time_control
 from pipeline.errors import InputError
 from pipeline.model import (
-    PRIMARIES,
     TIEBREAKS,
     AllowedSwap,
     Composition,
     Conduct,
     Config,
     Eligibility,
+    EventKind,
     LichessSource,
     MatchPoints,
     Part,
     Paths,
+    Primary,
     RatingCap,
     Schedule,
     Seeding,
     Stage,
+    StageKind,
+    Tiebreak,
     TimeControl,
 )
 from pipeline.resources import PRESETS_DIR
@@ -86,6 +103,395 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# --------------------------------------------------------------------------- values pydantic cannot judge alone
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """How docs/config.md names a key's type (``kind``) and what its error says it expects
+    (``expected``; empty when the key's validator writes its own message)."""
+
+    kind: str
+    expected: str = ""
+
+
+def _reject(expected: str) -> PydanticCustomError:
+    """A validator's error whose text is the final message (``{`` and ``}`` are pydantic's placeholders)."""
+    return PydanticCustomError("config", expected.replace("{", "{{").replace("}", "}}"))
+
+
+def _utc_time(v: Any) -> dt.datetime | None:
+    """A TOML offset datetime, date, or an ISO-8601 string with an offset → an aware UTC datetime."""
+    if v is None:
+        return None
+    if isinstance(v, str):
+        try:
+            v = dt.datetime.fromisoformat(v.replace("Z", "+00:00"))
+        except ValueError:
+            raise _reject(f"expected a UTC time such as 2026-01-06T00:00:00Z, got {v!r}") from None
+    if isinstance(v, dt.datetime):
+        if v.tzinfo is None:
+            raise _reject(f"expected a time with a UTC offset (e.g. 2026-01-06T00:00:00Z), got {v.isoformat()!r}")
+        return v.astimezone(dt.UTC)
+    if isinstance(v, dt.date):
+        return dt.datetime(v.year, v.month, v.day, tzinfo=dt.UTC)
+    raise _reject(f"expected a UTC time such as 2026-01-06T00:00:00Z, got {v!r}")
+
+
+def _date(v: Any) -> dt.date:
+    if isinstance(v, str):
+        try:
+            return dt.date.fromisoformat(v)
+        except ValueError:
+            pass
+    elif isinstance(v, dt.date) and not isinstance(v, dt.datetime):
+        return v
+    raise _reject(f"expected a date such as 2025-01-01, got {v!r}")
+
+
+def _time_control(v: Any) -> TimeControl:
+    if not isinstance(v, str) or not v.strip():
+        raise _reject(f"expected a non-empty string, got {v!r}")
+    try:
+        return parse_time_control(v)
+    except ValueError as e:
+        raise _reject(str(e)) from None
+
+
+_CRON_RANGES = ("minute 0-59", "hour 0-23", "day 1-31", "month 1-12", "weekday 0-6")
+
+
+def _cron(v: str) -> str:
+    """A 5-field cron line as Prefect's scheduler reads it (croniter): ``0 3 * * *``."""
+    fields = v.split()
+    if len(fields) != 5:
+        raise _reject(
+            f"expected a cron line of 5 fields (minute hour day month weekday) such as '0 3 * * *', got {v!r}"
+        )
+    if not croniter.is_valid(v):
+        # name the first field that is wrong on its own (every other field '*'), if there is one
+        bad = [
+            f"{_CRON_RANGES[i].split()[0]} {field!r} is not valid: "
+            for i, field in enumerate(fields)
+            if not croniter.is_valid(" ".join(field if j == i else "*" for j in range(5)))
+        ]
+        raise _reject(
+            f"{bad[0] if bad else ''}expected a cron line such as '0 3 * * *' ({', '.join(_CRON_RANGES)}), got {v!r}"
+        )
+    return v
+
+
+def _timezone(v: str) -> str:
+    try:
+        zoneinfo.ZoneInfo(v)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise _reject(f"expected an IANA time zone such as UTC or Europe/Berlin, got {v!r}") from None
+    return v
+
+
+def _two_boards(v: Any) -> tuple[int, int]:
+    if (
+        not isinstance(v, list)
+        or len(v) != 2
+        or any(isinstance(b, bool) or not isinstance(b, int) or b < 1 for b in v)
+        or v[0] == v[1]
+    ):
+        raise _reject(f"expected two different board numbers such as [1, 2], got {v!r}")
+    return min(v), max(v)
+
+
+Text = Annotated[str, Field(pattern=r"\S")]
+UtcTime = Annotated[dt.datetime, PlainValidator(_utc_time), _Shape("UTC time")]
+MaybeUtcTime = Annotated[dt.datetime | None, PlainValidator(_utc_time), _Shape("UTC time")]
+Date = Annotated[dt.date, PlainValidator(_date), _Shape("date")]
+TomlPath = Annotated[str, Field(pattern=r"\S"), _Shape("path", "a path")]  # relative to the file: see _paths
+Names = Annotated[list[Text], _Shape("list of Lichess names", "a list of Lichess names")]
+
+
+def _doc(default: Any, doc: str, **constraints: Any) -> Any:
+    """A key: its default as written in TOML (``...``: required) and its description."""
+    return Field(default, description=doc, **constraints)
+
+
+def whole(default: Any, doc: str, minimum: int = 0, maximum: int | None = None) -> Any:
+    return Field(default, description=doc, ge=minimum, le=maximum)
+
+
+def number(default: Any, doc: str, minimum: float = 0) -> Any:
+    return Field(default, description=doc, ge=minimum)
+
+
+# --------------------------------------------------------------------------- the file's shape
+
+
+class _Table(BaseModel):
+    """A TOML table: strict types (no "7" for 7, no true for 1), unknown keys refused, defaults
+    validated as if written in the file."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", validate_default=True)
+
+
+class _Tournament(_Table):
+    """The event: its id, name, kind and registration time."""
+
+    id: Text = _doc(..., "A short id such as `team-swiss-2026`; names the `serve` deployment.")
+    name: Text | None = _doc(None, "The name shown in round posts and exports; unset: the id.")
+    kind: EventKind = _doc(..., "`team` (teams.csv) or `individual` (players.csv).")
+    boards: int | None = whole(
+        None,
+        "Boards per team match (TEAM-COMP-1: 4 with 10 or more teams, 3 with fewer; 1 for individual events).",
+        minimum=1,
+        maximum=8,
+    )
+    registration_at: MaybeUtcTime = _doc(
+        None, "When registration closed (TEAM-ELIG-1..4 and the seeding rating count back from it)."
+    )
+    champion: Text | None = _doc(None, "ACWC-Q-1: the previous champion, a players.csv name (skips the qualification).")
+    runner_up: Text | None = _doc(
+        None, "ACWC-Q-1: the previous runner-up, a players.csv name (skips the qualification)."
+    )
+
+
+class _Lichess(_Table):
+    """Where the games come from and how politely they are fetched."""
+
+    base_url: Text = _doc("https://lichess.org", "The Lichess server (or a replay server started by hand).")
+    token_env: Text = _doc(
+        "LICHESS_TOKEN",
+        "The environment variable holding your Lichess token (never the token itself; see docs/token.md).",
+    )
+    timeout_s: float = number(30.0, "Seconds before a request with no answer is retried.", minimum=0.1)
+    history_since: MaybeUtcTime = _doc(
+        None,
+        "No game created earlier is fetched; unset: 24 months before registration_at "
+        "(TEAM-ELIG-4) or rating_cap.cap_since, whichever is earlier.",
+    )
+    replay_data: TomlPath | None = _doc(
+        None, "A recorded Lichess dataset folder, served in-process instead of lichess.org (the demo)."
+    )
+    replay_games_per_s: float = number(
+        30.0, "The replay server's games per second, as Lichess serves a token holder; 0: no throttle."
+    )
+    concurrency: int = whole(1, "Downloads at a time: 1 as Lichess asks, 2 its hard limit.", minimum=1, maximum=2)
+    rate_limit_wait_s: float = number(
+        60.0, "Seconds to wait after HTTP 429 (or Retry-After if longer), doubling on repeats."
+    )
+    backoff_s: float = number(2.0, "First wait after a 5xx or a connection error, doubling.")
+    max_retries: int = whole(5, "Retries of one request before the run fails (exit 3).", maximum=20)
+
+
+class _Paths(_Table):
+    """The TD's files and the outputs, relative to the tournament.toml."""
+
+    teams: TomlPath | None = _doc(None, "teams.csv (team events: required).")
+    players: TomlPath | None = _doc(None, "players.csv (individual events: required).")
+    pairings: TomlPath = _doc(..., "pairings.csv: every round's pairings and byes.")
+    database: TomlPath = _doc(..., "The published DuckDB snapshot TDs and scripts read.")
+    exports: TomlPath = _doc(..., "The folder of the CSV exports, round posts and charts.")
+    overrides: TomlPath | None = _doc(None, "overrides.csv: the TD's rulings; unset: none.")
+    work_database: TomlPath | None = _doc(
+        None, "The runs' private working copy; unset: `<database>.work.duckdb` beside it."
+    )
+    prefect_home: TomlPath | None = _doc(
+        None, "Prefect's home and SQLite database; unset: `.prefect` beside the database."
+    )
+
+
+class _Part(_Table):
+    time_control: Annotated[TimeControl, PlainValidator(_time_control), _Shape("string")] = _doc(
+        ..., 'The part\'s clock, minutes+increment, e.g. "2+5" or "0.5+1".'
+    )
+    games: int = whole(..., "Games of the part in a board match.", minimum=1)
+    win: float = number(..., "Points for a game won.")
+    draw: float = number(..., "Points for a game drawn (at most win).")
+
+
+class _MatchPoints(_Table):
+    win: float = number(..., "Match points for a match won.")
+    draw: float = number(..., "Match points for a match drawn.")
+    loss: float = number(..., "Match points for a match lost.")
+
+
+class _Kashdan(_Table):
+    win: float = number(..., "Kashdan points for a match won.")
+    draw: float = number(..., "Kashdan points for a match drawn.")
+    loss: float = number(..., "Kashdan points for a match lost (an unplayed round scores 0).")
+
+
+_PARTS_EXAMPLE = '{ time_control = "2+5", games = 4, win = 12, draw = 6 }'
+
+
+class _Stage(_Table):
+    """One stage: its kind, rounds, parts, scoring and round windows."""
+
+    kind: StageKind = _doc(..., "How the stage pairs and ranks.")
+    rounds: int = whole(
+        1,
+        "Rounds of the stage (pairings.csv rounds run 1..rounds). A TEAM knockout left unset follows the "
+        "teams (TEAM-FMT-1: 10-15 teams -> 1 round, 16-31 -> 2, 32-63 -> 3).",
+        minimum=1,
+        maximum=99,
+    )
+    parts: Annotated[list[_Part], _Shape("list of tables", f"a list of parts such as {_PARTS_EXAMPLE}")] = _doc(
+        ...,
+        "TEAM-SCORE-1: the parts of a board match, in playing order: clock, games, points per win and draw.",
+        min_length=1,
+    )
+    tiebreaks: Annotated[list[Tiebreak], _Shape("list of tiebreaks", f"a list drawn from {', '.join(TIEBREAKS)}")] = (
+        _doc(
+            ["points_difference", "points_scored", "median_buchholz"],
+            f"The tiebreaks after the primary score, in order, from: {', '.join(TIEBREAKS)}.",
+        )
+    )
+    match_points: _MatchPoints = _doc(
+        {"win": 2, "draw": 1, "loss": 0}, "TEAM-SCORE-5: match points per match won, drawn, lost."
+    )
+    primary: Primary = _doc("match_points", "What ranks first: match points (TEAM) or game points (ACWC-Q-2).")
+    rated_only: bool = _doc(False, "Only rated games count (ACWC-FMT-1).")
+    first_round_start: MaybeUtcTime = _doc(
+        None,
+        "Round 1's start (a Tuesday 00:00 UTC, TEAM-FMT-3); round r starts round_days later each. "
+        "Unset: every pairings.csv row of the stage gives window_start and window_end.",
+    )
+    round_days: int = whole(7, "Days from one round's start to the next.", minimum=1)
+    window_margin_days: int = whole(3, "Games this many days outside a round window are listed as outside_window.")
+    play_all: bool = _doc(False, "ACWC-C-1: every game is played; no early decision at the winning total.")
+    buchholz_policy: Literal["plain", "fide-2024", "fide-2026"] = _doc(
+        "fide-2026",
+        "How unplayed rounds enter Median-Buchholz (TEAM-TB-1): FIDE Art. 16 of 2026 or 2024, or plain (Challonge).",
+    )
+    pab_points_scored: float | None = number(
+        None, "Points scored by a pairing-allocated bye; unset: the winning total."
+    )
+    advance: int | None = whole(
+        None, "ACWC-Q-3: the top N advance, plus one per previous finalist not named.", minimum=1
+    )
+    kashdan: _Kashdan = _doc(
+        {"win": 4, "draw": 2, "loss": 1},
+        "The Kashdan tiebreak's points per match won, drawn and lost (Kashdan's own: 4, 2, 1).",
+    )
+
+
+class _Eligibility(_Table):
+    """TEAM-ELIG-1..7 (relative to registration_at) and ACWC-ELIG-1..3 (fixed dates)."""
+
+    min_account_age_months: int = whole(6, "TEAM-ELIG-1: calendar months the account existed before registration.")
+    min_rated_games: int = whole(1000, "TEAM-ELIG-2, ACWC-ELIG-2: rated antichess games before registration.")
+    min_recent_games: int = whole(100, "TEAM-ELIG-3: rated antichess games in the recent_months before registration.")
+    recent_months: int = whole(3, "TEAM-ELIG-3: the months min_recent_games counts over.")
+    cheat_months_one: int = whole(12, "TEAM-ELIG-4: no cheat-detected game lost in these months before registration.")
+    cheat_months_two: int = whole(24, "TEAM-ELIG-4: not two in these months.")
+    pairings_announced_at: MaybeUtcTime = _doc(
+        None, "TEAM-ELIG-7's moment; unset: the first stage's first_round_start."
+    )
+    provisional_rd: float = number(110.0, "TEAM-ELIG-7: a rating is provisional at this RD or above.", minimum=1)
+    assumed_volatility: float = number(0.09, "TEAM-ELIG-7: the Glicko-2 volatility an RD estimate is decayed with.")
+    created_before: UtcTime = _doc("2021-03-01T00:00:00Z", "ACWC-ELIG-1: accounts created before this.")
+    games_before: UtcTime = _doc("2021-09-01T00:00:00Z", "ACWC-ELIG-2: min_rated_games counted before this.")
+    one_cheat_since: UtcTime = _doc(
+        "2020-09-01T00:00:00Z", "ACWC-ELIG-3: one cheat-detected game since this disqualifies."
+    )
+    two_cheats_since: UtcTime = _doc(
+        "2018-09-01T00:00:00Z", "ACWC-ELIG-3: two cheat-detected games since this disqualify."
+    )
+
+
+class _RatingCap(_Table):
+    """TEAM-CAP-1..6: the last board's rating cap."""
+
+    cap_since: Date = _doc("2025-01-01", "TEAM-CAP-2: ratings count from this date.")
+    replace_by: Date = _doc("2025-04-25", "TEAM-CAP-6: above the cap before this date → must be replaced.")
+    cap_two_agm: int = whole(2000, "TEAM-CAP-1: the cap of a team with two AGMs.")
+    cap_one_asgm: int = whole(2100, "TEAM-CAP-1: the cap of a team with one ASGM.")
+    cap_one_agm: int = whole(2150, "TEAM-CAP-1: the cap of a team with one AGM.")
+    cap_no_title: int = whole(2200, "TEAM-CAP-1: the cap of a team without titles.")
+    min_cross_days: int = whole(3, "TEAM-CAP-3: above the cap on this many different days.", minimum=1)
+    max_rd: int = whole(80, "TEAM-CAP-5: a crossing at an RD above this does not count.", minimum=1)
+    hold_hours: float = number(24.0, "TEAM-CAP-4: above the cap for longer than this many hours.")
+
+
+class _AllowedSwap(_Table):
+    team: Text = _doc(..., "The team, as in teams.csv.")
+    boards: Annotated[tuple[int, int], PlainValidator(_two_boards), _Shape("two board numbers")] = _doc(
+        ..., "The two boards, e.g. [1, 2]."
+    )
+
+
+_SWAPS_EXAMPLE = '[{ team = "Pawn Stormers", boards = [1, 2] }]'
+
+
+class _Composition(_Table):
+    """TEAM-COMP-2..8: who may play on which team and board."""
+
+    strongest_players: Names = _doc(
+        [], "TEAM-COMP-3: the rule book's strongest players, who must be on different teams."
+    )
+    max_titled: int = whole(2, "TEAM-COMP-2: AGM-or-higher players per team (ASGM counts as higher).")
+    allowed_swaps: Annotated[list[_AllowedSwap], _Shape("list of tables", f"a list such as {_SWAPS_EXAMPLE}")] = _doc(
+        [], "TEAM-COMP-4: teams allowed to play two boards in either order."
+    )
+    board_order_tolerance: int = whole(
+        50, "TEAM-COMP-4: a lower board rated more than this above a higher one is an error, less a warning."
+    )
+    substitute_max_diff: int = whole(
+        100, "TEAM-COMP-5: the 5th member and the player sitting out are similar within this."
+    )
+    replacement_min_below: int = whole(
+        100, "TEAM-COMP-6: a replacement is at least this much below the player replaced."
+    )
+    tournament_directors: Names = _doc([], "TEAM-COMP-8: the TDs' Lichess names (no TD captain, no two on a team).")
+
+
+class _Schedule(_Table):
+    """When `antichess-td serve` runs the nightly flow."""
+
+    cron: Annotated[Text, AfterValidator(_cron), _Shape("cron line", "a non-empty string")] = _doc(
+        Schedule.cron,
+        "A 5-field cron line, as Prefect reads it: minute 0-59, hour 0-23, day 1-31, month 1-12, weekday 0-6.",
+    )
+    timezone: Annotated[Text, AfterValidator(_timezone), _Shape("string", "a non-empty string")] = _doc(
+        Schedule.timezone, "The cron line's IANA time zone, e.g. Europe/Berlin."
+    )
+
+
+class _Seeding(_Table):
+    """The seeding rating (ACWC-SEED-1; TEAM-COMP-4's board order)."""
+
+    rating_at: MaybeUtcTime = _doc(None, "The rating as of this time; unset: registration_at.")
+    peak_since: MaybeUtcTime = _doc(
+        None, "Set: averaged with the highest rating from this time to rating_at (ACWC-SEED-1)."
+    )
+
+
+class _Conduct(_Table):
+    """TEAM-CONDUCT-1..3, ACWC-CONDUCT-1: thresholds of the evidence the audits list."""
+
+    break_min_minutes: float = number(
+        2.0, "A gap between two games of a board match longer than this many minutes is a break."
+    )
+    break_max_minutes: float = number(10.0, "TEAM-CONDUCT-1: a break lasts at most this many minutes.")
+    part_gap_max_minutes: float = number(1.0, "TEAM-CONDUCT-2: at most this many minutes between parts.")
+    forfeits_to_disqualify: int = whole(2, "TEAM-CONDUCT-3, ACWC-CONDUCT-1: forfeits that disqualify.", minimum=1)
+
+
+class _Document(_Table):
+    tournament: _Tournament = _doc(..., _Tournament.__doc__ or "")
+    lichess: _Lichess = _doc({}, _Lichess.__doc__ or "")
+    paths: _Paths = _doc(..., _Paths.__doc__ or "")
+    stages: dict[str, _Stage] = _doc(
+        ..., "One table per stage, in playing order, named as in pairings.csv's stage column."
+    )
+    eligibility: _Eligibility = _doc({}, _Eligibility.__doc__ or "")
+    rating_cap: _RatingCap = _doc({}, _RatingCap.__doc__ or "")
+    composition: _Composition = _doc({}, _Composition.__doc__ or "")
+    schedule: _Schedule = _doc({}, _Schedule.__doc__ or "")
+    seeding: _Seeding = _doc({}, _Seeding.__doc__ or "")
+    conduct: _Conduct = _doc({}, _Conduct.__doc__ or "")
+
+
+# --------------------------------------------------------------------------- the keys, for docs and errors
+
+
 @dataclass(frozen=True)
 class KeySpec:
     """One key as the loader reads it: the reference (docs/config.md) is generated from these, so a
@@ -98,18 +504,94 @@ class KeySpec:
     doc: str
 
 
-_RECORDER: contextvars.ContextVar[list[KeySpec] | None] = contextvars.ContextVar("config_keys", default=None)
+@dataclass(frozen=True)
+class _Key:
+    spec: KeySpec
+    expected: str  # what an error says the key takes
+    keys: tuple[str, ...] = ()  # a table's own keys (for "unknown key: expected one of ...")
 
 
-@contextlib.contextmanager
-def recording_keys() -> Iterator[list[KeySpec]]:
-    """Collect every key the loader reads (present or not) while the block runs."""
-    keys: list[KeySpec] = []
-    token = _RECORDER.set(keys)
-    try:
-        yield keys
-    finally:
-        _RECORDER.reset(token)
+def _bare(annotation: Any, keep_annotated: bool = False) -> Any:
+    """``int | None`` → ``int``; ``Annotated[str, ...]`` → ``str`` (unless ``keep_annotated``)."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        annotation = next(a for a in get_args(annotation) if a is not type(None))
+    if get_origin(annotation) is Annotated and not keep_annotated:
+        annotation = get_args(annotation)[0]
+    return annotation
+
+
+def _describe(field: FieldInfo) -> tuple[str, str]:
+    """The key's type as the reference shows it and what its error says it expects."""
+    optional = _bare(field.annotation, keep_annotated=True)  # `Text | None`: the shape is inside
+    inner = get_args(optional)[1:] if get_origin(optional) is Annotated else ()
+    shape = next((m for m in (*field.metadata, *inner) if isinstance(m, _Shape)), None)
+    if shape is not None:
+        return shape.kind, shape.expected
+    annotation = _bare(field.annotation)
+    low = next((m.ge for m in field.metadata if isinstance(m, annotated_types.Ge)), 0)
+    high = next((m.le for m in field.metadata if isinstance(m, annotated_types.Le)), None)
+    if get_origin(annotation) is Literal:
+        options = get_args(annotation)
+        return " / ".join(f'"{o}"' for o in options), f"one of {', '.join(options)}"
+    if annotation is bool:
+        return "true / false", "true or false"
+    if annotation is int and high is not None:
+        return f"whole number {low}–{high}", f"a whole number from {low} to {high}"
+    if annotation is int:
+        return f"whole number ≥ {low}", f"a whole number of at least {low}"
+    if annotation is float:
+        return f"number ≥ {low:g}", f"a number of at least {low:g}"
+    return "string", "a non-empty string"
+
+
+def _table_of(annotation: Any) -> tuple[type[_Table] | None, str]:
+    """The table a key holds: itself (``""``), each item of a list (``"[]"``) or each value of a
+    dict (``".<name>"``); None for a value."""
+    args = get_args(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, _Table):
+        return annotation, ""
+    if get_origin(annotation) is list and args and isinstance(args[0], type) and issubclass(args[0], _Table):
+        return args[0], "[]"
+    if get_origin(annotation) is dict:
+        return args[1], ".<name>"
+    return None, ""
+
+
+def _walk(model: type[_Table], prefix: str = "") -> Iterator[_Key]:
+    """Every key of a table and of the tables inside it, in declaration (reading) order."""
+    for name, field in model.model_fields.items():
+        key = f"{prefix}{name}"
+        default = ... if field.default is PydanticUndefined else field.default
+        table, item = _table_of(_bare(field.annotation))
+        if table is None or item == "[]":
+            kind, expected = _describe(field)
+            yield _Key(KeySpec(key, kind, default, field.description or ""), expected)
+        else:
+            keys = tuple(table.model_fields) if item == "" else ()
+            yield _Key(KeySpec(key, "table", default, field.description or ""), "a table", keys)
+        if table is None:
+            continue
+        if item:
+            keys = tuple(table.model_fields)
+            yield _Key(KeySpec(key + item, "table", ..., table.__doc__ or ""), "a table", keys)
+        yield from _walk(table, f"{key}{item}.")
+
+
+def key_specs() -> list[KeySpec]:
+    """Every key tournament.toml takes (``preset`` aside), tables before their keys; the list
+    items (``parts[]``) are internal and left out."""
+    return [k.spec for k in _walk(_Document) if not k.spec.key.endswith("[]")]
+
+
+_KEYS = {k.spec.key: k for k in _walk(_Document)}
+
+
+# --------------------------------------------------------------------------- pydantic's errors → messages
+
+
+def _dotted(loc: tuple[int | str, ...]) -> str:
+    """``("stages", "swiss", "parts", 2, "games")`` → ``stages.swiss.parts[2].games``."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
 
 
 def _generic_key(dotted: str) -> str:
@@ -117,434 +599,147 @@ def _generic_key(dotted: str) -> str:
     return re.sub(r"\[\d+\]", "[]", re.sub(r"^stages\.[^.\[]+", "stages.<name>", dotted))
 
 
-class _Table:
-    """A TOML table being read: typed getters, dotted keys in errors, unknown keys refused."""
+def _written(doc: Any, loc: tuple[int | str, ...]) -> Any:
+    for part in loc:
+        doc = doc[part]
+    return doc
 
-    def __init__(self, file: Path, data: Any, key: str) -> None:
-        self.file = file
-        self.key = key
-        if not isinstance(data, dict):
-            raise InputError(file, f"key '{key}'", f"expected a table, got {data!r}")
-        self.data = data
-        self.used: set[str] = set()
 
-    def _k(self, name: str) -> str:
-        return f"{self.key}.{name}" if self.key else name
+def _problem(file: Path, doc: dict[str, Any], error: ValidationError) -> InputError:
+    """Today's message for the first error pydantic found (fields in reading order, then a table's
+    unknown keys; of several unknown keys the first in sorted order)."""
+    first = error.errors()[0]
+    loc = tuple(first["loc"])
+    if first["type"] == "extra_forbidden":
+        siblings = [e["loc"] for e in error.errors() if e["type"] == "extra_forbidden" and e["loc"][:-1] == loc[:-1]]
+        loc = min(siblings, key=lambda s: str(s[-1]))
+        table = _KEYS[_generic_key(_dotted(loc[:-1]))].keys if len(loc) > 1 else tuple(_Document.model_fields)
+        return _fail(file, loc, f"unknown key: expected one of {', '.join(sorted(table))}")
+    if first["type"] == "missing":
+        return _fail(file, loc, "missing: expected a value")
+    if first["type"] == "config":
+        return _fail(file, loc, first["msg"])
+    if first["type"] in ("model_type", "dict_type"):
+        return _fail(file, loc, f"expected a table, got {first['input']!r}")
+    # a value of the wrong type or out of range: the innermost key that has a description (a list's
+    # item is judged as the whole list), with the value as written
+    while _generic_key(_dotted(loc)) not in _KEYS or _generic_key(_dotted(loc)).endswith("[]"):
+        loc = loc[:-1]
+    expected = _KEYS[_generic_key(_dotted(loc))].expected
+    return _fail(file, loc, f"expected {expected}, got {_written(doc, loc)!r}")
 
-    def fail(self, name: str, expected: str) -> InputError:
-        return InputError(self.file, f"key '{self._k(name)}'", expected)
 
-    def raw(self, name: str, default: Any = ..., kind: str = "value", doc: str = "") -> Any:
-        keys = _RECORDER.get()
-        if keys is not None:
-            keys.append(KeySpec(_generic_key(self._k(name)), kind, default, doc))
-        self.used.add(name)
-        if name not in self.data:
-            if default is ...:
-                raise self.fail(name, "missing: expected a value")
-            return default
-        return self.data[name]
+def _fail(file: Path, loc: tuple[int | str, ...] | str, expected: str) -> InputError:
+    return InputError(file, f"key '{loc if isinstance(loc, str) else _dotted(loc)}'", expected)
 
-    def str_(self, name: str, default: Any = ..., doc: str = "") -> Any:
-        v = self.raw(name, default, "string", doc)
-        if v is default and default is not ...:
-            return v
-        if not isinstance(v, str) or not v.strip():
-            raise self.fail(name, f"expected a non-empty string, got {v!r}")
-        return v
 
-    def int_(self, name: str, default: Any = ..., minimum: int = 0, maximum: int | None = None, doc: str = "") -> Any:
-        kind = f"whole number {minimum}–{maximum}" if maximum is not None else f"whole number ≥ {minimum}"
-        v = self.raw(name, default, kind, doc)
-        if v is None and default is None:
-            return None
-        if isinstance(v, bool) or not isinstance(v, int) or v < minimum or (maximum is not None and v > maximum):
-            rng = f"from {minimum} to {maximum}" if maximum is not None else f"of at least {minimum}"
-            raise self.fail(name, f"expected a whole number {rng}, got {v!r}")
-        return v
-
-    def num(self, name: str, default: Any = ..., minimum: float = 0, doc: str = "") -> Any:
-        v = self.raw(name, default, f"number ≥ {minimum:g}", doc)
-        if v is None and default is None:
-            return None
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < minimum:
-            raise self.fail(name, f"expected a number of at least {minimum:g}, got {v!r}")
-        return float(v)
-
-    def bool_(self, name: str, default: Any = ..., doc: str = "") -> bool:
-        v = self.raw(name, default, "true / false", doc)
-        if not isinstance(v, bool):
-            raise self.fail(name, f"expected true or false, got {v!r}")
-        return v
-
-    def choice(self, name: str, options: tuple[str, ...], default: Any = ..., doc: str = "") -> str:
-        v = self.raw(name, default, " / ".join(f'"{o}"' for o in options), doc)
-        if v not in options:
-            raise self.fail(name, f"expected one of {', '.join(options)}, got {v!r}")
-        return v
-
-    def instant(self, name: str, default: Any = ..., doc: str = "") -> dt.datetime | None:
-        v = self.raw(name, default, "UTC time", doc)
-        if v is None:
-            return None
-        if isinstance(v, str):
-            try:
-                v = dt.datetime.fromisoformat(v.replace("Z", "+00:00"))
-            except ValueError:
-                raise self.fail(name, f"expected a UTC time such as 2026-01-06T00:00:00Z, got {v!r}") from None
-        if isinstance(v, dt.datetime):
-            if v.tzinfo is None:
-                raise self.fail(
-                    name, f"expected a time with a UTC offset (e.g. 2026-01-06T00:00:00Z), got {v.isoformat()!r}"
-                )
-            return v.astimezone(dt.UTC)
-        if isinstance(v, dt.date):
-            return dt.datetime(v.year, v.month, v.day, tzinfo=dt.UTC)
-        raise self.fail(name, f"expected a UTC time such as 2026-01-06T00:00:00Z, got {v!r}")
-
-    def date_(self, name: str, default: Any = ..., doc: str = "") -> dt.date:
-        v = self.raw(name, default, "date", doc)
-        if isinstance(v, str):
-            try:
-                return dt.date.fromisoformat(v)
-            except ValueError:
-                pass
-        elif isinstance(v, dt.date) and not isinstance(v, dt.datetime):
-            return v
-        raise self.fail(name, f"expected a date such as 2025-01-01, got {v!r}")
-
-    def path(self, name: str, base: Path, default: Any = ..., doc: str = "") -> Path | None:
-        v = self.raw(name, default, "path", doc)
-        if v is None:
-            return None
-        if not isinstance(v, str) or not v.strip():
-            raise self.fail(name, f"expected a path, got {v!r}")
-        p = Path(v)
-        return p if p.is_absolute() else (base / p)
-
-    def table(self, name: str, default: Any = ..., doc: str = "") -> _Table:
-        v = self.raw(name, default, "table", doc)
-        return _Table(self.file, v, self._k(name))
-
-    def done(self) -> None:
-        unknown = sorted(set(self.data) - self.used)
-        if unknown:
-            known = ", ".join(sorted(self.used))
-            raise self.fail(unknown[0], f"unknown key: expected one of {known}")
+# --------------------------------------------------------------------------- the frozen Config
 
 
 def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
+    try:
+        d = _Document.model_validate(doc)
+    except ValidationError as e:
+        raise _problem(file, doc, e) from None
+    t = d.tournament
+    if not d.stages:
+        raise _fail(file, "stages", "expected at least one stage")
+    if d.seeding.rating_at is not None and d.seeding.peak_since is not None:
+        if d.seeding.peak_since >= d.seeding.rating_at:
+            raise _fail(
+                file,
+                "seeding.peak_since",
+                f"expected a time before seeding.rating_at {d.seeding.rating_at.isoformat()}, "
+                f"got {d.seeding.peak_since.isoformat()}",
+            )
+    rating_cap = RatingCap(**dict(d.rating_cap))
+    return Config(
+        path=file,
+        preset=preset,
+        tournament_id=t.id,
+        name=t.name or t.id,
+        kind=t.kind,
+        boards=t.boards if t.boards is not None else (1 if t.kind == "individual" else 4),
+        registration_at=t.registration_at,
+        lichess=_lichess(d.lichess, file.resolve().parent, t.registration_at, rating_cap),
+        paths=_paths(file, d.paths, t.kind),
+        stages=tuple(_stage(file, name, s) for name, s in d.stages.items()),
+        eligibility=Eligibility(**dict(d.eligibility)),
+        rating_cap=rating_cap,
+        composition=_composition(d.composition),
+        champion=t.champion,
+        runner_up=t.runner_up,
+        schedule=Schedule(**dict(d.schedule)),
+        seeding=Seeding(**dict(d.seeding)),
+        conduct=Conduct(**dict(d.conduct)),
+    )
+
+
+def _lichess(li: _Lichess, base: Path, registration_at: dt.datetime | None, cap: RatingCap) -> LichessSource:
+    return LichessSource(
+        **{
+            **dict(li),
+            "base_url": li.base_url.rstrip("/"),
+            "replay_data": None if li.replay_data is None else base / li.replay_data,
+            "history_since": li.history_since or default_history_since(registration_at, cap),
+        }
+    )
+
+
+def _paths(file: Path, p: _Paths, kind: EventKind) -> Paths:
+    """The paths relative to the tournament.toml's folder (an absolute path stays as it is), with
+    the working database and Prefect's home beside the published database unless set."""
     base = file.resolve().parent
-    top = _Table(file, doc, "")
-    t = top.table("tournament", doc="The event: its id, name, kind and registration time.")
-    tournament_id = t.str_("id", doc="A short id such as `team-swiss-2026`; names the `serve` deployment.")
-    name = t.str_("name", None, doc="The name shown in round posts and exports; unset: the id.") or tournament_id
-    kind = t.choice("kind", ("team", "individual"), doc="`team` (teams.csv) or `individual` (players.csv).")
-    boards = t.int_(
-        "boards",
-        1 if kind == "individual" else 4,
-        minimum=1,
-        maximum=8,
-        doc="Boards per team match (TEAM-COMP-1: 4 with 10 or more teams, 3 with fewer; 1 for individual events).",
-    )
-    registration_at = t.instant(
-        "registration_at",
-        None,
-        doc="When registration closed (TEAM-ELIG-1..4 and the seeding rating count back from it).",
-    )
-    champion = t.str_(
-        "champion", None, doc="ACWC-Q-1: the previous champion, a players.csv name (skips the qualification)."
-    )
-    runner_up = t.str_(
-        "runner_up", None, doc="ACWC-Q-1: the previous runner-up, a players.csv name (skips the qualification)."
-    )
-    t.done()
-
-    li = top.table("lichess", {}, doc="Where the games come from and how politely they are fetched.")
-    lichess_raw = dict(
-        base_url=li.str_(
-            "base_url", "https://lichess.org", doc="The Lichess server (or a replay server started by hand)."
-        ).rstrip("/"),
-        token_env=li.str_(
-            "token_env",
-            "LICHESS_TOKEN",
-            doc="The environment variable holding your Lichess token (never the token itself; see docs/token.md).",
-        ),
-        timeout_s=li.num("timeout_s", 30.0, minimum=0.1, doc="Seconds before a request with no answer is retried."),
-        history_since=li.instant(
-            "history_since",
-            None,
-            doc="No game created earlier is fetched; unset: 24 months before registration_at "
-            "(TEAM-ELIG-4) or rating_cap.cap_since, whichever is earlier.",
-        ),
-        replay_data=li.path(
-            "replay_data",
-            base,
-            None,
-            doc="A recorded Lichess dataset folder, served in-process instead of lichess.org (the demo).",
-        ),
-        replay_games_per_s=li.num(
-            "replay_games_per_s",
-            30.0,
-            doc="The replay server's games per second, as Lichess serves a token holder; 0: no throttle.",
-        ),
-        concurrency=li.int_(
-            "concurrency", 1, minimum=1, maximum=2, doc="Downloads at a time: 1 as Lichess asks, 2 its hard limit."
-        ),
-        rate_limit_wait_s=li.num(
-            "rate_limit_wait_s",
-            60.0,
-            doc="Seconds to wait after HTTP 429 (or Retry-After if longer), doubling on repeats.",
-        ),
-        backoff_s=li.num("backoff_s", 2.0, doc="First wait after a 5xx or a connection error, doubling."),
-        max_retries=li.int_("max_retries", 5, maximum=20, doc="Retries of one request before the run fails (exit 3)."),
-    )
-    li.done()
-
-    p = top.table("paths", doc="The TD's files and the outputs, relative to the tournament.toml.")
-    paths = Paths(
-        teams=p.path("teams", base, None, doc="teams.csv (team events: required)."),
-        players=p.path("players", base, None, doc="players.csv (individual events: required)."),
-        pairings=p.path("pairings", base, doc="pairings.csv: every round's pairings and byes."),
-        database=p.path("database", base, doc="The published DuckDB snapshot TDs and scripts read."),
-        exports=p.path("exports", base, doc="The folder of the CSV exports, round posts and charts."),
-        overrides=p.path("overrides", base, None, doc="overrides.csv: the TD's rulings; unset: none."),
-        work_database=p.path(
-            "work_database",
-            base,
-            None,
-            doc="The runs' private working copy; unset: `<database>.work.duckdb` beside it.",
-        ),
-        prefect_home=p.path(
-            "prefect_home", base, None, doc="Prefect's home and SQLite database; unset: `.prefect` beside the database."
-        ),
-    )
-    p.done()
+    resolved: dict[str, Any] = {k: None if v is None else base / v for k, v in dict(p).items()}
+    paths = Paths(**resolved)
     if paths.work_database is None:
         paths = dataclasses.replace(paths, work_database=paths.database.with_name(f"{paths.database.stem}.work.duckdb"))
     if paths.prefect_home is None:
         paths = dataclasses.replace(paths, prefect_home=paths.database.parent / ".prefect")
     if paths.work_database == paths.database:
-        raise p.fail(
-            "work_database",
+        raise _fail(
+            file,
+            "paths.work_database",
             f"{paths.database}: expected a file other than paths.database "
             "(runs write the working copy and publish it onto paths.database)",
         )
     if kind == "team" and paths.teams is None:
-        raise top.fail("paths.teams", "missing: a team event needs a teams.csv path")
+        raise _fail(file, "paths.teams", "missing: a team event needs a teams.csv path")
     if kind == "individual" and paths.players is None:
-        raise top.fail("paths.players", "missing: an individual event needs a players.csv path")
+        raise _fail(file, "paths.players", "missing: an individual event needs a players.csv path")
+    return paths
 
-    st = top.table("stages", doc="One table per stage, in playing order, named as in pairings.csv's stage column.")
-    stages = tuple(
-        _build_stage(
-            st.table(stage_name, doc="One stage: its kind, rounds, parts, scoring and round windows."), stage_name
-        )
-        for stage_name in list(st.data)
+
+def _composition(c: _Composition) -> Composition:
+    swaps = tuple(AllowedSwap(s.team, *s.boards) for s in c.allowed_swaps)
+    names = {"strongest_players": tuple(c.strongest_players), "tournament_directors": tuple(c.tournament_directors)}
+    return Composition(**{**dict(c), **names, "allowed_swaps": swaps})
+
+
+def _stage(file: Path, name: str, s: _Stage) -> Stage:
+    seen: set[TimeControl] = set()
+    for i, part in enumerate(s.parts):
+        key = f"stages.{name}.parts[{i}]"
+        if part.time_control in seen:
+            raise _fail(
+                file,
+                f"{key}.time_control",
+                f"{part.time_control} appears in two parts: expected one part per time control",
+            )
+        seen.add(part.time_control)
+        if part.draw > part.win:
+            raise _fail(file, f"{key}.draw", f"expected at most the win value {part.win:g}, got {part.draw:g}")
+    return Stage(
+        **{
+            **dict(s),
+            "name": name,
+            "parts": tuple(Part(p.time_control, p.games, p.win, p.draw) for p in s.parts),
+            "tiebreaks": tuple(s.tiebreaks),
+            "match_points": MatchPoints(**dict(s.match_points)),
+            "kashdan": (s.kashdan.win, s.kashdan.draw, s.kashdan.loss),
+            "rounds_given": "rounds" in s.model_fields_set,
+        }
     )
-    st.done()
-    if not stages:
-        raise top.fail("stages", "expected at least one stage")
-
-    e = top.table(
-        "eligibility", {}, doc="TEAM-ELIG-1..7 (relative to registration_at) and ACWC-ELIG-1..3 (fixed dates)."
-    )
-    eligibility = Eligibility(
-        min_account_age_months=e.int_(
-            "min_account_age_months", 6, doc="TEAM-ELIG-1: calendar months the account existed before registration."
-        ),
-        min_rated_games=e.int_(
-            "min_rated_games", 1000, doc="TEAM-ELIG-2, ACWC-ELIG-2: rated antichess games before registration."
-        ),
-        min_recent_games=e.int_(
-            "min_recent_games", 100, doc="TEAM-ELIG-3: rated antichess games in the recent_months before registration."
-        ),
-        recent_months=e.int_("recent_months", 3, doc="TEAM-ELIG-3: the months min_recent_games counts over."),
-        cheat_months_one=e.int_(
-            "cheat_months_one", 12, doc="TEAM-ELIG-4: no cheat-detected game lost in these months before registration."
-        ),
-        cheat_months_two=e.int_("cheat_months_two", 24, doc="TEAM-ELIG-4: not two in these months."),
-        pairings_announced_at=e.instant(
-            "pairings_announced_at", None, doc="TEAM-ELIG-7's moment; unset: the first stage's first_round_start."
-        ),
-        provisional_rd=e.num(
-            "provisional_rd", 110.0, minimum=1, doc="TEAM-ELIG-7: a rating is provisional at this RD or above."
-        ),
-        assumed_volatility=e.num(
-            "assumed_volatility", 0.09, doc="TEAM-ELIG-7: the Glicko-2 volatility an RD estimate is decayed with."
-        ),
-        created_before=e.instant(
-            "created_before", "2021-03-01T00:00:00Z", doc="ACWC-ELIG-1: accounts created before this."
-        ),
-        games_before=e.instant(
-            "games_before", "2021-09-01T00:00:00Z", doc="ACWC-ELIG-2: min_rated_games counted before this."
-        ),
-        one_cheat_since=e.instant(
-            "one_cheat_since",
-            "2020-09-01T00:00:00Z",
-            doc="ACWC-ELIG-3: one cheat-detected game since this disqualifies.",
-        ),
-        two_cheats_since=e.instant(
-            "two_cheats_since",
-            "2018-09-01T00:00:00Z",
-            doc="ACWC-ELIG-3: two cheat-detected games since this disqualify.",
-        ),
-    )
-    e.done()
-
-    c = top.table("rating_cap", {}, doc="TEAM-CAP-1..6: the last board's rating cap.")
-    rating_cap = RatingCap(
-        cap_since=c.date_("cap_since", "2025-01-01", doc="TEAM-CAP-2: ratings count from this date."),
-        replace_by=c.date_(
-            "replace_by", "2025-04-25", doc="TEAM-CAP-6: above the cap before this date → must be replaced."
-        ),
-        cap_two_agm=c.int_("cap_two_agm", 2000, doc="TEAM-CAP-1: the cap of a team with two AGMs."),
-        cap_one_asgm=c.int_("cap_one_asgm", 2100, doc="TEAM-CAP-1: the cap of a team with one ASGM."),
-        cap_one_agm=c.int_("cap_one_agm", 2150, doc="TEAM-CAP-1: the cap of a team with one AGM."),
-        cap_no_title=c.int_("cap_no_title", 2200, doc="TEAM-CAP-1: the cap of a team without titles."),
-        min_cross_days=c.int_(
-            "min_cross_days", 3, minimum=1, doc="TEAM-CAP-3: above the cap on this many different days."
-        ),
-        max_rd=c.int_("max_rd", 80, minimum=1, doc="TEAM-CAP-5: a crossing at an RD above this does not count."),
-        hold_hours=c.num("hold_hours", 24.0, doc="TEAM-CAP-4: above the cap for longer than this many hours."),
-    )
-    c.done()
-    co = top.table("composition", {}, doc="TEAM-COMP-2..8: who may play on which team and board.")
-    strongest = _names(
-        co, "strongest_players", "TEAM-COMP-3: the rule book's strongest players, who must be on different teams."
-    )
-    composition = Composition(
-        max_titled=co.int_("max_titled", 2, doc="TEAM-COMP-2: AGM-or-higher players per team (ASGM counts as higher)."),
-        strongest_players=strongest,
-        allowed_swaps=_allowed_swaps(co),
-        board_order_tolerance=co.int_(
-            "board_order_tolerance",
-            50,
-            doc="TEAM-COMP-4: a lower board rated more than this above a higher one is an error, less a warning.",
-        ),
-        substitute_max_diff=co.int_(
-            "substitute_max_diff",
-            100,
-            doc="TEAM-COMP-5: the 5th member and the player sitting out are similar within this.",
-        ),
-        replacement_min_below=co.int_(
-            "replacement_min_below",
-            100,
-            doc="TEAM-COMP-6: a replacement is at least this much below the player replaced.",
-        ),
-        tournament_directors=_names(
-            co, "tournament_directors", "TEAM-COMP-8: the TDs' Lichess names (no TD captain, no two on a team)."
-        ),
-    )
-    co.done()
-    schedule = _build_schedule(top.table("schedule", {}, doc="When `antichess-td serve` runs the nightly flow."))
-    sd = top.table("seeding", {}, doc="The seeding rating (ACWC-SEED-1; TEAM-COMP-4's board order).")
-    seeding = Seeding(
-        rating_at=sd.instant("rating_at", None, doc="The rating as of this time; unset: registration_at."),
-        peak_since=sd.instant(
-            "peak_since", None, doc="Set: averaged with the highest rating from this time to rating_at (ACWC-SEED-1)."
-        ),
-    )
-    sd.done()
-    if seeding.rating_at is not None and seeding.peak_since is not None and seeding.peak_since >= seeding.rating_at:
-        raise sd.fail(
-            "peak_since",
-            f"expected a time before seeding.rating_at {seeding.rating_at.isoformat()}, "
-            f"got {seeding.peak_since.isoformat()}",
-        )
-    cd = top.table("conduct", {}, doc="TEAM-CONDUCT-1..3, ACWC-CONDUCT-1: thresholds of the evidence the audits list.")
-    conduct = Conduct(
-        break_min_minutes=cd.num(
-            "break_min_minutes",
-            2.0,
-            doc="A gap between two games of a board match longer than this many minutes is a break.",
-        ),
-        break_max_minutes=cd.num(
-            "break_max_minutes", 10.0, doc="TEAM-CONDUCT-1: a break lasts at most this many minutes."
-        ),
-        part_gap_max_minutes=cd.num(
-            "part_gap_max_minutes", 1.0, doc="TEAM-CONDUCT-2: at most this many minutes between parts."
-        ),
-        forfeits_to_disqualify=cd.int_(
-            "forfeits_to_disqualify", 2, minimum=1, doc="TEAM-CONDUCT-3, ACWC-CONDUCT-1: forfeits that disqualify."
-        ),
-    )
-    cd.done()
-    top.done()
-    if lichess_raw["history_since"] is None:
-        lichess_raw["history_since"] = default_history_since(registration_at, rating_cap)
-    lichess = LichessSource(**lichess_raw)  # type: ignore[arg-type]
-    return Config(
-        path=file,
-        preset=preset,
-        tournament_id=tournament_id,
-        name=name,
-        kind=kind,  # type: ignore[arg-type]
-        boards=boards,
-        registration_at=registration_at,
-        lichess=lichess,
-        paths=paths,
-        stages=stages,
-        eligibility=eligibility,
-        rating_cap=rating_cap,
-        composition=composition,
-        champion=champion,
-        runner_up=runner_up,
-        schedule=schedule,
-        seeding=seeding,
-        conduct=conduct,
-    )
-
-
-_CRON_FIELD = re.compile(r"^[0-9A-Za-z*/,?-]+$")
-
-
-def _build_schedule(s: _Table) -> Schedule:
-    cron = s.str_("cron", Schedule.cron, doc="A 5-field cron line (minute hour day month weekday).")
-    fields = cron.split()
-    if len(fields) != 5 or not all(_CRON_FIELD.match(f) for f in fields):
-        raise s.fail(
-            "cron",
-            f"expected a cron line of 5 fields (minute hour day month weekday) such as '0 3 * * *', got {cron!r}",
-        )
-    timezone = s.str_("timezone", Schedule.timezone, doc="The cron line's IANA time zone, e.g. Europe/Berlin.")
-    try:
-        zoneinfo.ZoneInfo(timezone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise s.fail("timezone", f"expected an IANA time zone such as UTC or Europe/Berlin, got {timezone!r}") from None
-    s.done()
-    return Schedule(cron, timezone)
-
-
-def _names(t: _Table, key: str, doc: str = "") -> tuple[str, ...]:
-    names = t.raw(key, [], "list of Lichess names", doc)
-    if not isinstance(names, list) or not all(isinstance(x, str) and x.strip() for x in names):
-        raise t.fail(key, f"expected a list of Lichess names, got {names!r}")
-    return tuple(names)
-
-
-def _allowed_swaps(t: _Table) -> tuple[AllowedSwap, ...]:
-    """TEAM-COMP-4: ``allowed_swaps = [{ team = "Pawn Stormers", boards = [1, 2] }, ...]``."""
-    raw = t.raw("allowed_swaps", [], "list of tables", "TEAM-COMP-4: teams allowed to play two boards in either order.")
-    if not isinstance(raw, list):
-        raise t.fail(
-            "allowed_swaps", f'expected a list such as [{{ team = "Pawn Stormers", boards = [1, 2] }}], got {raw!r}'
-        )
-    out = []
-    for i, item in enumerate(raw):
-        sw = _Table(t.file, item, f"{t._k('allowed_swaps')}[{i}]")
-        team = sw.str_("team", doc="The team, as in teams.csv.")
-        boards = sw.raw("boards", ..., "two board numbers", "The two boards, e.g. [1, 2].")
-        if (
-            not isinstance(boards, list)
-            or len(boards) != 2
-            or any(isinstance(b, bool) or not isinstance(b, int) or b < 1 for b in boards)
-            or boards[0] == boards[1]
-        ):
-            raise sw.fail("boards", f"expected two different board numbers such as [1, 2], got {boards!r}")
-        sw.done()
-        out.append(AllowedSwap(team, min(boards), max(boards)))
-    return tuple(out)
 
 
 def default_history_since(registration_at: dt.datetime | None, cap: RatingCap) -> dt.datetime:
@@ -559,124 +754,3 @@ def default_history_since(registration_at: dt.datetime | None, cap: RatingCap) -
         else registration_at.replace(year=registration_at.year - 2, day=28)
     )
     return min(two_years, cap_since)
-
-
-def _kashdan(s: _Table) -> tuple[float, float, float]:
-    """The Kashdan tiebreak's points per match won, drawn and lost (Kashdan's own: 4, 2, 1)."""
-    k = s.table(
-        "kashdan",
-        {"win": 4, "draw": 2, "loss": 1},
-        doc="The Kashdan tiebreak's points per match won, drawn and lost (Kashdan's own: 4, 2, 1).",
-    )
-    out = (
-        k.num("win", doc="Kashdan points for a match won."),
-        k.num("draw", doc="Kashdan points for a match drawn."),
-        k.num("loss", doc="Kashdan points for a match lost (an unplayed round scores 0)."),
-    )
-    k.done()
-    return out
-
-
-def _build_stage(s: _Table, name: str) -> Stage:
-    kind = s.choice("kind", ("swiss", "round_robin", "knockout"), doc="How the stage pairs and ranks.")
-    rounds_given = "rounds" in s.data
-    rounds = s.int_(
-        "rounds",
-        1,
-        minimum=1,
-        maximum=99,
-        doc="Rounds of the stage (pairings.csv rounds run 1..rounds). A TEAM knockout left unset follows the "
-        "teams (TEAM-FMT-1: 10-15 teams -> 1 round, 16-31 -> 2, 32-63 -> 3).",
-    )
-    raw_parts = s.raw(
-        "parts",
-        ...,
-        "list of tables",
-        "TEAM-SCORE-1: the parts of a board match, in playing order: clock, games, points per win and draw.",
-    )
-    if not isinstance(raw_parts, list) or not raw_parts:
-        raise s.fail(
-            "parts",
-            f'expected a list of parts such as {{ time_control = "2+5", games = 4, win = 12, draw = 6 }}, got {raw_parts!r}',
-        )
-    parts = []
-    seen: set[TimeControl] = set()
-    for i, raw in enumerate(raw_parts):
-        pt = _Table(s.file, raw, f"{s.key}.parts[{i}]")
-        tc_text = pt.str_("time_control", doc='The part\'s clock, minutes+increment, e.g. "2+5" or "0.5+1".')
-        try:
-            tc = parse_time_control(tc_text)
-        except ValueError as e:
-            raise pt.fail("time_control", str(e)) from None
-        if tc in seen:
-            raise pt.fail("time_control", f"{tc} appears in two parts: expected one part per time control")
-        seen.add(tc)
-        games = pt.int_("games", minimum=1, doc="Games of the part in a board match.")
-        win = pt.num("win", doc="Points for a game won.")
-        draw = pt.num("draw", doc="Points for a game drawn (at most win).")
-        if draw > win:
-            raise pt.fail("draw", f"expected at most the win value {win:g}, got {draw:g}")
-        pt.done()
-        parts.append(Part(tc, games, win, draw))
-    tiebreaks = s.raw(
-        "tiebreaks",
-        ["points_difference", "points_scored", "median_buchholz"],
-        "list of tiebreaks",
-        f"The tiebreaks after the primary score, in order, from: {', '.join(TIEBREAKS)}.",
-    )
-    if not isinstance(tiebreaks, list) or any(tb not in TIEBREAKS for tb in tiebreaks):
-        raise s.fail("tiebreaks", f"expected a list drawn from {', '.join(TIEBREAKS)}, got {tiebreaks!r}")
-    mp = s.table(
-        "match_points", {"win": 2, "draw": 1, "loss": 0}, doc="TEAM-SCORE-5: match points per match won, drawn, lost."
-    )
-    match_points = MatchPoints(
-        mp.num("win", doc="Match points for a match won."),
-        mp.num("draw", doc="Match points for a match drawn."),
-        mp.num("loss", doc="Match points for a match lost."),
-    )
-    mp.done()
-    stage = Stage(
-        name=name,
-        kind=kind,  # type: ignore[arg-type]
-        rounds=rounds,
-        parts=tuple(parts),
-        primary=s.choice(
-            "primary",
-            PRIMARIES,
-            "match_points",  # type: ignore[arg-type]
-            doc="What ranks first: match points (TEAM) or game points (ACWC-Q-2).",
-        ),
-        tiebreaks=tuple(tiebreaks),
-        match_points=match_points,
-        rated_only=s.bool_("rated_only", False, doc="Only rated games count (ACWC-FMT-1)."),
-        first_round_start=s.instant(
-            "first_round_start",
-            None,
-            doc="Round 1's start (a Tuesday 00:00 UTC, TEAM-FMT-3); round r starts round_days later each. "
-            "Unset: every pairings.csv row of the stage gives window_start and window_end.",
-        ),
-        round_days=s.int_("round_days", 7, minimum=1, doc="Days from one round's start to the next."),
-        window_margin_days=s.int_(
-            "window_margin_days", 3, doc="Games this many days outside a round window are listed as outside_window."
-        ),
-        play_all=s.bool_(
-            "play_all", False, doc="ACWC-C-1: every game is played; no early decision at the winning total."
-        ),
-        buchholz_policy=s.choice(
-            "buchholz_policy",
-            ("plain", "fide-2024", "fide-2026"),
-            "fide-2026",
-            doc="How unplayed rounds enter Median-Buchholz (TEAM-TB-1): FIDE Art. 16 of 2026 or 2024, "
-            "or plain (Challonge).",
-        ),
-        pab_points_scored=s.num(
-            "pab_points_scored", None, doc="Points scored by a pairing-allocated bye; unset: the winning total."
-        ),
-        advance=s.int_(
-            "advance", None, minimum=1, doc="ACWC-Q-3: the top N advance, plus one per previous finalist not named."
-        ),
-        kashdan=_kashdan(s),
-        rounds_given=rounds_given,
-    )
-    s.done()
-    return stage

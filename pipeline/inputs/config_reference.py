@@ -65,10 +65,10 @@ def probe_document(preset: str) -> dict[str, Any]:
 
 
 def keys_of(document: dict[str, Any], preset: str = "") -> list[config.KeySpec]:
-    """Every key the loader reads for this (merged) document, in reading order."""
-    with config.recording_keys() as keys:
-        config._build(config.PRESETS_DIR / "probe.toml", preset, document)  # noqa: SLF001 (the loader is the model)
-    return [PRESET_KEY, *keys]
+    """Every key the loader reads, in reading order, once the loader accepts this (merged) document
+    (the keys come from the loader's models; loading the probe proves the presets complete)."""
+    config._build(config.PRESETS_DIR / "probe.toml", preset, document)  # noqa: SLF001 (the loader is the model)
+    return [PRESET_KEY, *config.key_specs()]
 
 
 def accepted_keys() -> list[str]:

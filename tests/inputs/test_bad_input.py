@@ -241,6 +241,13 @@ CASES = [
         "'2+5' or '0.5+1'",
     ),
     Case(
+        "toml_cron_out_of_range",
+        "tournament.toml",
+        replace('exports = "out/exports"', 'exports = "out/exports"\n\n[schedule]\ncron = "99 99 * * *"'),
+        "tournament.toml key 'schedule.cron': minute '99' is not valid: expected a cron line such as '0 3 * * *' "
+        "(minute 0-59, hour 0-23, day 1-31, month 1-12, weekday 0-6), got '99 99 * * *'",
+    ),
+    Case(
         "toml_missing_teams_file",
         "tournament.toml",
         replace('teams = "teams.csv"', 'teams = "team.csv"'),

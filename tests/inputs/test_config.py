@@ -414,6 +414,12 @@ def test_error_unknown_key_typo(tmp_path: Path) -> None:
     )
 
 
+def test_error_two_unknown_keys_names_the_first_in_order(tmp_path: Path) -> None:
+    """Of several unknown keys in one table, the message names the first in alphabetical order."""
+    msg = load_error(tmp_path, TEAM_HEADER + "\n[stages.swiss]\nzz = 1\nroundz = 9\n")
+    assert msg.startswith("tournament.toml key 'stages.swiss.roundz': unknown key: expected one of advance, ")
+
+
 def test_error_unknown_key_in_tournament(tmp_path: Path) -> None:
     msg = load_error(tmp_path, TEAM_HEADER.replace('id = "t1"', 'id = "t1"\nnmae = "Cup"'))
     assert (
@@ -726,6 +732,29 @@ def test_error_working_database_on_the_published_path(tmp_path: Path) -> None:
 )
 def test_error_schedule(tmp_path: Path, line: str, expected: str) -> None:
     assert load_error(tmp_path, TEAM_HEADER + f"\n[schedule]\n{line}\n") == f"tournament.toml {expected}"
+
+
+@pytest.mark.parametrize(
+    ("cron", "wrong"),
+    [
+        ("99 99 * * *", "minute '99'"),
+        ("0 24 * * *", "hour '24'"),
+        ("0 3 0 * *", "day '0'"),
+        ("0 3 * 13 *", "month '13'"),
+    ],
+)
+def test_error_cron_field_out_of_range(tmp_path: Path, cron: str, wrong: str) -> None:
+    """Five fields are not enough: each must be in its range (checked with croniter, as Prefect reads the line)."""
+    assert load_error(tmp_path, TEAM_HEADER + f'\n[schedule]\ncron = "{cron}"\n') == (
+        f"tournament.toml key 'schedule.cron': {wrong} is not valid: expected a cron line such as '0 3 * * *' "
+        f"(minute 0-59, hour 0-23, day 1-31, month 1-12, weekday 0-6), got '{cron}'"
+    )
+
+
+@pytest.mark.parametrize("cron", ["0 3 * * *", "*/15 2-4 * * mon-fri", "30 1 1,15 * 0", "0 0 1 jan *"])
+def test_cron_lines_prefect_reads_are_accepted(tmp_path: Path, cron: str) -> None:
+    cfg = load(tmp_path, f'[schedule]\ncron = "{cron}"\ntimezone = "Europe/Berlin"\n')
+    assert (cfg.schedule.cron, cfg.schedule.timezone) == (cron, "Europe/Berlin")
 
 
 def test_audit_defaults_from_rules_md(tmp_path: Path) -> None:
