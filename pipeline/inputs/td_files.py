@@ -14,17 +14,18 @@ import datetime as dt
 import re
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import InputError
-from pipeline.model import ACTIONS, Bye, Config, Member, Override, Pairing, Roster, Stage
+from pipeline.model import ACTIONS, Bye, ByeKind, Config, Member, Override, Pairing, Roster, Stage
 
 # lila's username rule: 2-30 characters, letters, digits, _ or -, starting and ending with a letter or digit
 USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,28}[A-Za-z0-9]$")
 TITLES = ("", "AGM", "ASGM")
 
 
-BYE_KINDS: tuple[str, ...] = ("pab", "half", "zero", "full")
+BYE_KINDS: tuple[ByeKind, ...] = ("pab", "half", "zero", "full")
 
 
 def _rows(path: Path, required: tuple[str, ...], optional: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
@@ -96,77 +97,95 @@ def _username(path: Path, line: int, value: str, column: str) -> str:
 def read_teams(path: Path, boards: int) -> Roster:
     """teams.csv(team, player, board, title, captain): boards 1..N, N+1 for the substitute (TEAM-COMP-5)."""
     members: list[Member] = []
-    where: dict[str, tuple[int, str]] = {}
-    seats: dict[tuple[str, int], int] = {}
     spelling: dict[str, tuple[str, int]] = {}  # lower-cased team name → (as first written, its first line)
-    captains: dict[str, tuple[str, int]] = {}
+    seen = _TeamsSeen()
     for line, row in _rows(path, ("team", "player", "board"), ("title", "captain")):
-        team = row["team"]
-        if not team:
-            raise InputError(path, f"line {line}", "empty team: expected a team name")
-        first = spelling.setdefault(team.lower(), (team, line))
-        if first[0] != team:
-            raise InputError(
-                path,
-                f"line {line}",
-                f"team {team!r} is written {first[0]!r} on line {first[1]}: "
-                "expected one spelling per team (names are case-insensitive)",
-            )
-        name = _username(path, line, row["player"], "player")
-        pid = name.lower()
-        try:
-            board = int(row["board"])
-        except ValueError:
-            board = -1
-        if not 1 <= board <= boards + 1:
-            raise InputError(
-                path, f"line {line}", f"board {row['board']!r} for player {name!r}: expected 1-{boards + 1}"
-            )
-        title = row.get("title", "").upper()
-        if title not in TITLES:
-            raise InputError(
-                path, f"line {line}", f"title {row.get('title')!r} for player {name!r}: expected AGM, ASGM or empty"
-            )
-        captain = row.get("captain", "").lower()
-        if captain not in ("", "yes"):
-            raise InputError(
-                path, f"line {line}", f"captain {row.get('captain')!r} for player {name!r}: expected yes or empty"
-            )
-        if pid in where:  # TEAM-ELIG-8: one team, one board per player
-            first_line, first_team = where[pid]
-            raise InputError(
-                path,
-                f"line {line}",
-                f"player {name!r} is already listed on line {first_line} (team {first_team!r}): expected each player once (TEAM-ELIG-8)",
-            )
-        if (team, board) in seats:
-            raise InputError(
-                path,
-                f"line {line}",
-                f"team {team!r} board {board} is already taken on line {seats[team, board]}: expected one player per board",
-            )
-        if captain == "yes":
-            if team in captains:
-                other, other_line = captains[team]
-                raise InputError(
-                    path,
-                    f"line {line}",
-                    f"{name!r} is a second captain of team {team!r} ({other!r} on line {other_line}): "
-                    "expected one captain per team (TEAM-COMP-8)",
-                )
-            captains[team] = (name, line)
-        where[pid] = (line, team)
-        seats[team, board] = line
-        members.append(Member(team, pid, name, board, title, captain == "yes"))
+        member = _team_member(path, line, row, boards, spelling)
+        seen.add(path, line, member)
+        members.append(member)
     for team, first_line in spelling.values():
         for b in range(1, boards + 1):
-            if (team, b) not in seats:
+            if (team, b) not in seen.seats:
                 raise InputError(
                     path, f"line {first_line}", f"team {team!r} has no player on board {b}: expected boards 1-{boards}"
                 )
     if not members:
         raise InputError(path, "line 2", "no teams: expected at least one row")
     return Roster(tuple(members))
+
+
+def _team_member(
+    path: Path, line: int, row: dict[str, str], boards: int, spelling: dict[str, tuple[str, int]]
+) -> Member:
+    """One teams.csv row on its own: the team's spelling, the player's name, board, title, captain."""
+    team = row["team"]
+    if not team:
+        raise InputError(path, f"line {line}", "empty team: expected a team name")
+    first = spelling.setdefault(team.lower(), (team, line))
+    if first[0] != team:
+        raise InputError(
+            path,
+            f"line {line}",
+            f"team {team!r} is written {first[0]!r} on line {first[1]}: "
+            "expected one spelling per team (names are case-insensitive)",
+        )
+    name = _username(path, line, row["player"], "player")
+    try:
+        board = int(row["board"])
+    except ValueError:
+        board = -1
+    if not 1 <= board <= boards + 1:
+        raise InputError(path, f"line {line}", f"board {row['board']!r} for player {name!r}: expected 1-{boards + 1}")
+    title = row.get("title", "").upper()
+    if title not in TITLES:
+        raise InputError(
+            path, f"line {line}", f"title {row.get('title')!r} for player {name!r}: expected AGM, ASGM or empty"
+        )
+    captain = row.get("captain", "").lower()
+    if captain not in ("", "yes"):
+        raise InputError(
+            path, f"line {line}", f"captain {row.get('captain')!r} for player {name!r}: expected yes or empty"
+        )
+    return Member(team, name.lower(), name, board, title, captain == "yes")
+
+
+@dataclass
+class _TeamsSeen:
+    """What the rows so far registered: each player once (TEAM-ELIG-8), each board of a team once,
+    one captain per team (TEAM-COMP-8); values are (line, team) and lines."""
+
+    players: dict[str, tuple[int, str]] = field(default_factory=dict)
+    seats: dict[tuple[str, int], int] = field(default_factory=dict)
+    captains: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+    def add(self, path: Path, line: int, m: Member) -> None:
+        if m.player_id in self.players:
+            first_line, first_team = self.players[m.player_id]
+            raise InputError(
+                path,
+                f"line {line}",
+                f"player {m.player_name!r} is already listed on line {first_line} (team {first_team!r}): "
+                "expected each player once (TEAM-ELIG-8)",
+            )
+        if (m.entrant, m.board) in self.seats:
+            raise InputError(
+                path,
+                f"line {line}",
+                f"team {m.entrant!r} board {m.board} is already taken on line {self.seats[m.entrant, m.board]}: "
+                "expected one player per board",
+            )
+        if m.is_captain:
+            if m.entrant in self.captains:
+                other, other_line = self.captains[m.entrant]
+                raise InputError(
+                    path,
+                    f"line {line}",
+                    f"{m.player_name!r} is a second captain of team {m.entrant!r} ({other!r} on line {other_line}): "
+                    "expected one captain per team (TEAM-COMP-8)",
+                )
+            self.captains[m.entrant] = (m.player_name, line)
+        self.players[m.player_id] = (line, m.entrant)
+        self.seats[m.entrant, m.board] = line
 
 
 def read_players(path: Path) -> Roster:
@@ -230,23 +249,12 @@ def read_schedule(path: Path, config: Config, roster: Roster) -> tuple[tuple[Pai
     entrants = {e.lower(): e for e in roster.entrants}
     out: list[Pairing] = []
     byes: list[Bye] = []
-    busy: dict[tuple[str, int, str], int] = {}
+    busy: dict[tuple[str, int, str], int] = {}  # (stage, round, entrant) → the line pairing it
     for line, row in _rows(path, ("stage", "round", "a", "b"), ("window_start", "window_end", "bye")):
-        stage = stages.get(row["stage"])
-        if stage is None:
-            raise InputError(path, f"line {line}", f"stage {row['stage']!r}: expected one of {', '.join(stages)}")
-        try:
-            rnd = int(row["round"])
-        except ValueError:
-            rnd = 0
-        if not 1 <= rnd <= stage.rounds:
-            raise InputError(
-                path, f"line {line}", f"round {row['round']!r}: expected 1-{stage.rounds} for stage {stage.name!r}"
-            )
+        stage, rnd = _stage_round(path, line, row, stages)
         bye_kind = row.get("bye", "").lower()
         if not row["b"]:
-            bye = _bye(path, line, config, stage, rnd, row, entrants, bye_kind, busy)
-            byes.append(bye)
+            byes.append(_bye(path, line, config, stage, rnd, row, entrants, bye_kind, busy))
             continue
         if bye_kind:
             raise InputError(
@@ -254,51 +262,90 @@ def read_schedule(path: Path, config: Config, roster: Roster) -> tuple[tuple[Pai
                 f"line {line}",
                 f"bye {row['bye']!r} on a paired row: expected an empty b for a bye, or an empty bye column",
             )
-        pair = []
-        for col in ("a", "b"):
-            e = entrants.get(row[col].lower())
-            if e is None:
-                kind = "team" if config.kind == "team" else "player"
-                raise InputError(path, f"line {line}", f"{col} {row[col]!r}: expected a registered {kind}")
-            pair.append(e)
-        a, b = pair
-        if a == b:
-            raise InputError(path, f"line {line}", f"{a!r} is paired with itself: expected two different entrants")
-        for e in (a, b):
-            if (stage.name, rnd, e) in busy:
-                earlier = busy[stage.name, rnd, e]
-                if any(x.line == earlier for x in byes):
-                    raise InputError(
-                        path,
-                        f"line {line}",
-                        f"{e!r} has a bye in {stage.name} round {rnd} on line {earlier}: "
-                        "expected a bye or a pairing in a round, not both",
-                    )
-                raise InputError(
-                    path,
-                    f"line {line}",
-                    f"{e!r} is already paired in {stage.name} round {rnd} on line {earlier}: expected one pairing per round",
-                )
-            busy[stage.name, rnd, e] = line
-        start = _instant(path, line, "window_start", row.get("window_start", ""))
-        end = _instant(path, line, "window_end", row.get("window_end", ""))
-        default = stage.round_window(rnd)
-        if (start is None or end is None) and default is None:
-            raise InputError(
-                path,
-                f"line {line}",
-                f"no round window: expected window_start and window_end, or stages.{stage.name}.first_round_start in the config",
-            )
-        start = start or default[0]  # type: ignore[index]
-        end = end or default[1]  # type: ignore[index]
-        if end <= start:
-            raise InputError(
-                path, f"line {line}", f"window_end {end.isoformat()} is not after window_start {start.isoformat()}"
-            )
+        a, b = _paired(path, line, config, stage, rnd, row, entrants, busy, byes)
+        start, end = _window(path, line, stage, rnd, row)
         out.append(Pairing(stage.name, rnd, a, b, start, end, line))
     _check_overlaps(path, out)
     _check_pabs(path, stages, out, byes)
     return tuple(out), tuple(byes)
+
+
+def _stage_round(path: Path, line: int, row: dict[str, str], stages: dict[str, Stage]) -> tuple[Stage, int]:
+    """The row's stage (one of the config's) and round (1..the stage's rounds)."""
+    stage = stages.get(row["stage"])
+    if stage is None:
+        raise InputError(path, f"line {line}", f"stage {row['stage']!r}: expected one of {', '.join(stages)}")
+    try:
+        rnd = int(row["round"])
+    except ValueError:
+        rnd = 0
+    if not 1 <= rnd <= stage.rounds:
+        raise InputError(
+            path, f"line {line}", f"round {row['round']!r}: expected 1-{stage.rounds} for stage {stage.name!r}"
+        )
+    return stage, rnd
+
+
+def _paired(
+    path: Path,
+    line: int,
+    config: Config,
+    stage: Stage,
+    rnd: int,
+    row: dict[str, str],
+    entrants: dict[str, str],
+    busy: dict[tuple[str, int, str], int],
+    byes: list[Bye],
+) -> tuple[str, str]:
+    """A row's two entrants: registered, different, and not yet paired (or given a bye) in the round."""
+    pair = []
+    for col in ("a", "b"):
+        e = entrants.get(row[col].lower())
+        if e is None:
+            kind = "team" if config.kind == "team" else "player"
+            raise InputError(path, f"line {line}", f"{col} {row[col]!r}: expected a registered {kind}")
+        pair.append(e)
+    a, b = pair
+    if a == b:
+        raise InputError(path, f"line {line}", f"{a!r} is paired with itself: expected two different entrants")
+    for e in (a, b):
+        if (stage.name, rnd, e) in busy:
+            earlier = busy[stage.name, rnd, e]
+            if any(x.line == earlier for x in byes):
+                raise InputError(
+                    path,
+                    f"line {line}",
+                    f"{e!r} has a bye in {stage.name} round {rnd} on line {earlier}: "
+                    "expected a bye or a pairing in a round, not both",
+                )
+            raise InputError(
+                path,
+                f"line {line}",
+                f"{e!r} is already paired in {stage.name} round {rnd} on line {earlier}: expected one pairing per round",
+            )
+        busy[stage.name, rnd, e] = line
+    return a, b
+
+
+def _window(path: Path, line: int, stage: Stage, rnd: int, row: dict[str, str]) -> tuple[dt.datetime, dt.datetime]:
+    """The row's window, each end defaulting to the stage's round window (TEAM-FMT-3)."""
+    start = _instant(path, line, "window_start", row.get("window_start", ""))
+    end = _instant(path, line, "window_end", row.get("window_end", ""))
+    default = stage.round_window(rnd)
+    if start is None or end is None:
+        if default is None:
+            raise InputError(
+                path,
+                f"line {line}",
+                f"no round window: expected window_start and window_end, or stages.{stage.name}.first_round_start "
+                "in the config",
+            )
+        start, end = start or default[0], end or default[1]
+    if end <= start:
+        raise InputError(
+            path, f"line {line}", f"window_end {end.isoformat()} is not after window_start {start.isoformat()}"
+        )
+    return start, end
 
 
 def _check_pabs(path: Path, stages: dict[str, Stage], pairings: list[Pairing], byes: list[Bye]) -> None:
@@ -413,8 +460,8 @@ def _bye(
     if e is None:
         who = "team" if config.kind == "team" else "player"
         raise InputError(path, f"line {line}", f"a {row['a']!r}: expected a registered {who}")
-    kind = kind or "pab"
-    if kind not in BYE_KINDS:
+    bye_kind = next((k for k in BYE_KINDS if k == (kind or "pab")), None)
+    if bye_kind is None:
         raise InputError(
             path, f"line {line}", f"bye {row['bye']!r}: expected one of {', '.join(BYE_KINDS)} (or empty: pab)"
         )
@@ -428,7 +475,7 @@ def _bye(
             f"{busy[stage.name, rnd, e]}: expected one pairing per round",
         )
     busy[stage.name, rnd, e] = line
-    return Bye(stage.name, rnd, e, kind, line)  # type: ignore[arg-type]
+    return Bye(stage.name, rnd, e, bye_kind, line)
 
 
 # --------------------------------------------------------------------------- overrides.csv
@@ -444,15 +491,7 @@ def read_overrides(path: Path, config: Config, roster: Roster, pairings: tuple[P
     out = []
     for line, row in _rows(path, ("stage", "round", "subject", "action", "value", "reason"), ()):
         where = f"line {line}"
-        stage = stages.get(row["stage"])
-        if stage is None:
-            raise InputError(path, where, f"stage {row['stage']!r}: expected one of {', '.join(stages)}")
-        try:
-            rnd = int(row["round"])
-        except ValueError:
-            rnd = 0
-        if not 1 <= rnd <= stage.rounds:
-            raise InputError(path, where, f"round {row['round']!r}: expected 1-{stage.rounds} for stage {stage.name!r}")
+        stage, rnd = _stage_round(path, line, row, stages)
         action = row["action"].lower()
         if action not in ACTIONS:
             raise InputError(path, where, f"action {row['action']!r}: expected one of {', '.join(ACTIONS)}")
@@ -463,48 +502,70 @@ def read_overrides(path: Path, config: Config, roster: Roster, pairings: tuple[P
         subject, value = row["subject"], row["value"]
         paired = [p for p in pairings if p.stage == stage.name and p.round == rnd]
         if action == "armageddon":
-            e_subject, e_value = entrants.get(subject.lower()), entrants.get(value.lower())
-            match = [p for p in paired if e_subject in (p.a, p.b)]
-            if not match:
-                raise InputError(
-                    path, where, f"subject {subject!r}: expected an entrant paired in {stage.name} round {rnd}"
-                )
-            if e_value not in (match[0].a, match[0].b):
-                raise InputError(path, where, f"value {value!r}: expected the winner, {match[0].a!r} or {match[0].b!r}")
-            subject, value = e_subject, e_value  # type: ignore[assignment]
+            subject, value = _armageddon(path, where, stage, rnd, subject, value, entrants, paired)
         elif action in ("exclude_game", "include_game"):
             if not GAME_ID.match(value):
                 raise InputError(path, where, f"value {value!r}: expected a Lichess game id (8 letters and digits)")
         else:
-            member = players.get(subject.lower())
-            if member is None:
-                raise InputError(path, where, f"subject {subject!r}: expected a registered player")
-            subject = member.player_id
-            if action == "forfeit" and value and value not in {str(p.time_control) for p in stage.parts}:
-                raise InputError(
-                    path,
-                    where,
-                    f"value {value!r}: expected empty (the whole board) or one of the "
-                    f"{stage.name} parts {', '.join(str(p.time_control) for p in stage.parts)}",
-                )
-            if action in ("substitute", "replace"):
-                _username(path, line, value, "value")
-                value = value.lower()
-                if action == "substitute":
-                    sub = players.get(value)
-                    if sub is None or sub.entrant != member.entrant:
-                        raise InputError(
-                            path,
-                            where,
-                            f"value {row['value']!r}: expected a registered member of team {member.entrant!r}",
-                        )
-            if action == "disqualify" and value not in ("", "cheating"):
-                raise InputError(path, where, f"value {value!r}: expected empty or cheating")
-            if action in ("zero_draw", "forfeit", "substitute") and not any(
-                member.entrant in (p.a, p.b) for p in paired
-            ):
-                raise InputError(
-                    path, where, f"{member.player_name!r}'s team is not paired in {stage.name} round {rnd}"
-                )
+            subject, value = _player_ruling(path, line, stage, rnd, action, row, players, paired)
         out.append(Override(stage.name, rnd, subject, action, value, row["reason"], line, str(path)))
     return tuple(out)
+
+
+def _armageddon(
+    path: Path,
+    where: str,
+    stage: Stage,
+    rnd: int,
+    subject: str,
+    value: str,
+    entrants: dict[str, str],
+    paired: list[Pairing],
+) -> tuple[str, str]:
+    """ARM-1: the subject is an entrant paired in the round, the value its opponent or itself (the winner)."""
+    e_subject, e_value = entrants.get(subject.lower()), entrants.get(value.lower())
+    match = [p for p in paired if e_subject in (p.a, p.b)]
+    if e_subject is None or not match:
+        raise InputError(path, where, f"subject {subject!r}: expected an entrant paired in {stage.name} round {rnd}")
+    if e_value is None or e_value not in (match[0].a, match[0].b):
+        raise InputError(path, where, f"value {value!r}: expected the winner, {match[0].a!r} or {match[0].b!r}")
+    return e_subject, e_value
+
+
+def _player_ruling(
+    path: Path,
+    line: int,
+    stage: Stage,
+    rnd: int,
+    action: str,
+    row: dict[str, str],
+    players: dict[str, Member],
+    paired: list[Pairing],
+) -> tuple[str, str]:
+    """A ruling on a registered player (forfeit, zero_draw, disqualify, substitute, replace):
+    the subject's player id and the value as stored."""
+    where = f"line {line}"
+    subject, value = row["subject"], row["value"]
+    member = players.get(subject.lower())
+    if member is None:
+        raise InputError(path, where, f"subject {subject!r}: expected a registered player")
+    if action == "forfeit" and value and value not in {str(p.time_control) for p in stage.parts}:
+        raise InputError(
+            path,
+            where,
+            f"value {value!r}: expected empty (the whole board) or one of the "
+            f"{stage.name} parts {', '.join(str(p.time_control) for p in stage.parts)}",
+        )
+    if action in ("substitute", "replace"):
+        _username(path, line, value, "value")
+        value = value.lower()
+        sub = players.get(value)
+        if action == "substitute" and (sub is None or sub.entrant != member.entrant):
+            raise InputError(
+                path, where, f"value {row['value']!r}: expected a registered member of team {member.entrant!r}"
+            )
+    if action == "disqualify" and value not in ("", "cheating"):
+        raise InputError(path, where, f"value {value!r}: expected empty or cheating")
+    if action in ("zero_draw", "forfeit", "substitute") and not any(member.entrant in (p.a, p.b) for p in paired):
+        raise InputError(path, where, f"{member.player_name!r}'s team is not paired in {stage.name} round {rnd}")
+    return member.player_id, value

@@ -289,6 +289,15 @@ def test_teams_empty_team_name(tmp_path: Path) -> None:
     assert msg == "teams.csv line 3: empty team: expected a team name"
 
 
+def test_teams_one_spelling_per_team(tmp_path: Path) -> None:
+    """Team names are case-insensitive, so 'alphas' on a later line is the team 'Alphas' misspelt."""
+    msg = teams_error(tmp_path, HEADER + "Alphas,a1,1,,yes\nalphas,a2,2,,\n")
+    assert msg == (
+        "teams.csv line 3: team 'alphas' is written 'Alphas' on line 2: "
+        "expected one spelling per team (names are case-insensitive)"
+    )
+
+
 def test_teams_line_numbers_count_blank_lines(tmp_path: Path) -> None:
     """The line in a message is the line in the file, blank lines included."""
     msg = teams_error(tmp_path, HEADER + "A,a1,1,,yes\n\n\nA,a2,9,,\n")

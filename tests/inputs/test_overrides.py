@@ -87,6 +87,16 @@ def test_bad_rulings_name_file_line_and_expectation(cfg) -> None:
     )
 
 
+def test_bad_armageddon_and_disqualify_values(cfg) -> None:
+    """ARM-1 names an entrant paired in the round; TEAM-DQ-1's value is empty or cheating."""
+    assert error(cfg, "swiss,1,Gamma,armageddon,Alpha,tied\n") == (
+        "overrides.csv line 2: subject 'Gamma': expected an entrant paired in swiss round 1"
+    )
+    assert error(cfg, "swiss,1,A1xx,disqualify,abuse,rude\n") == (
+        "overrides.csv line 2: value 'abuse': expected empty or cheating"
+    )
+
+
 def bps(cfg, overs: tuple[Override, ...], rnd: int = 1) -> list[BoardPairing]:
     roster = read_teams(cfg.paths.teams, 4)
     pairings = tuple(p for p in read_pairings(cfg.paths.pairings, cfg, roster) if p.round == rnd)
