@@ -606,7 +606,7 @@ def _written(doc: Any, loc: tuple[int | str, ...]) -> Any:
 
 
 def _problem(file: Path, doc: dict[str, Any], error: ValidationError) -> InputError:
-    """Today's message for the first error pydantic found (fields in reading order, then a table's
+    """The message for the first error pydantic found (fields in reading order, then a table's
     unknown keys; of several unknown keys the first in sorted order)."""
     first = error.errors()[0]
     loc = tuple(first["loc"])
@@ -623,7 +623,7 @@ def _problem(file: Path, doc: dict[str, Any], error: ValidationError) -> InputEr
         return _fail(file, loc, f"expected a table, got {first['input']!r}")
     # a value of the wrong type or out of range: the innermost key that has a description (a list's
     # item is judged as the whole list), with the value as written
-    while _generic_key(_dotted(loc)) not in _KEYS or _generic_key(_dotted(loc)).endswith("[]"):
+    while loc and (_generic_key(_dotted(loc)) not in _KEYS or _generic_key(_dotted(loc)).endswith("[]")):
         loc = loc[:-1]
     expected = _KEYS[_generic_key(_dotted(loc))].expected
     return _fail(file, loc, f"expected {expected}, got {_written(doc, loc)!r}")

@@ -1,8 +1,8 @@
 """The config reference, docs/config.md, generated from the loader itself (pipeline/inputs/config.py).
 
-Every key the loader reads is recorded with its type, its default and the description written
-next to it in the loader (``doc=``); the defaults shown are each preset's (data/presets/), else
-the loader's own. ``python -m pipeline.inputs.config_reference`` rewrites docs/config.md;
+Every key the loader takes is listed with its type, its default and its description as the
+loader's pydantic models declare them (``config.key_specs``); the defaults shown are each
+preset's (data/presets/), else the loader's own. ``python -m pipeline.inputs.config_reference`` rewrites docs/config.md;
 ``--check`` exits 1 when the file differs from what the code says (tests/test_docs.py runs it).
 
 Pure apart from ``main``: reads the presets, nothing else.
@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "config.md"
 PRESETS = ("team-swiss", "acwc-2021")
 
-# What a preset leaves to the TD, filled in only so that the loader reads every key once (one
-# allowed swap, so that its keys are read too). Never shown as a default.
+# What a preset leaves to the TD, filled in only so that each preset loads in full (one allowed
+# swap, so that its keys are validated too). Never shown as a default.
 PROBE: dict[str, Any] = {
     "tournament": {"id": "probe"},
     "paths": {
