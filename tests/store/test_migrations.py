@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from skeleton_kit import copy_skeleton, run_skeleton
 
 from pipeline.store import gateway as store
 
@@ -125,6 +126,27 @@ def test_the_columns_a_migration_adds_hold_its_default_on_old_rows(tmp_path: Pat
         ).fetchall() == [(0.0, None, None, 0.0, 0, 8)]
     finally:
         con.close()
+
+
+def test_a_night_on_the_upgraded_database_writes_what_it_writes_on_a_new_one(tmp_path: Path) -> None:
+    """c638f8a's database of the skeleton, upgraded, then ingested, scored and exported by this
+    release as of the same night, holds exactly what a new database holds after that night:
+    every table's rows (store.table_checksums: fetch and verify times left out) but the migration
+    record, whose rows say 'applied' there and 'created' here."""
+    upgraded, new = copy_skeleton(tmp_path / "upgraded"), copy_skeleton(tmp_path / "new")
+    (upgraded / "out").mkdir()
+    unpack("c638f8a", tmp_path).rename(upgraded / "out" / "skeleton.duckdb")  # the config's paths.database
+    sums = []
+    for folder in (upgraded, new):
+        run_skeleton(folder)
+        con = duckdb.connect(str(folder / "out" / "skeleton.duckdb"), read_only=True)
+        try:
+            sums.append(store.table_checksums(con))
+        finally:
+            con.close()
+    assert sums[0].keys() == sums[1].keys()
+    assert [t for t in sums[0] if sums[0][t] != sums[1][t]] == ["schema_migrations"]
+    assert sums[0]["scored_standings"][0] == 8  # 4 teams after each of 2 rounds
 
 
 def test_a_new_database_is_created_final_and_runs_no_migration(tmp_path: Path) -> None:
