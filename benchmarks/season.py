@@ -63,6 +63,7 @@ INGEST = (
     "pipeline/sim/replay.py",
     "pipeline/store/gateway.py",
     "sql/schema",
+    "sql/migrations",
 )
 
 

@@ -26,7 +26,6 @@ from typing import Any
 import polars as pl
 
 from pipeline.domain import bracket, linking, scoring, standings, verify
-from pipeline.domain.scoring import SCORING_VERSION
 from pipeline.errors import InputError
 from pipeline.inputs.td_files import read_overrides, read_roster, read_schedule
 from pipeline.lichess import client as lichess
@@ -467,7 +466,7 @@ def rescore_plan(
     captains: dict[str, str],
     now: dt.datetime,
 ) -> RescorePlan:
-    """Fingerprint every paired round of the stage: the scoring code, the stage's config, every TD
+    """Fingerprint every paired round of the stage: the scoring version, the stage's config, every TD
     ruling, the captains, the round's pairings and lineups, which of its windows (and of their
     margins, after which a board with no game is unplayed) have passed by `now`, and its games
     (every stored game between a board's players, or the captains, near the window, with each
@@ -476,7 +475,7 @@ def rescore_plan(
     margin = dt.timedelta(days=stage.window_margin_days)
     common = repr(
         (
-            SCORING_VERSION,
+            scoring.SCORING_VERSION,  # read at call time: the one constant a maintainer bumps
             stage,
             tuple(s.name for s in config.stages),
             config.boards,

@@ -1,7 +1,8 @@
 """The DuckDB adapter: the only module that opens DuckDB connections.
 
-SQL lives under ``sql/`` (``schema/`` tables, ``views/`` the contract views, ``queries/`` what the
-pipeline reads, ``audits/`` one SELECT of offending rows per audit); this module loads it by
+SQL lives under ``sql/`` (``schema/`` one CREATE per table in its final form, ``migrations/`` the
+upgrades of a database written by an earlier release, ``views/`` the contract views, ``queries/``
+what the pipeline reads, ``audits/`` one SELECT of offending rows per audit); this module loads it by
 name, binds every value as a parameter, and moves rows in and out as polars frames (through
 Arrow). Table names are never taken from input: :data:`WRITABLE` is the closed set of tables
 the pipeline writes. The ``audit_findings`` view is generated from the files of ``sql/audits/``
@@ -13,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import logging
 from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -55,6 +57,7 @@ WRITABLE = frozenset(
         "audit_directors",
         "audit_stages",
         "audit_captains",
+        "schema_migrations",
     }
 )
 _FLAT = frozenset({str, int, float, bool, type(None), dt.datetime, dt.date})  # values asdict would only copy
@@ -65,6 +68,8 @@ FINDING_COLUMNS = ("rule_id", "severity", "subject", "team", "detail", "evidence
 # package on PyPI is 1.5; a DuckDB 2.0 file is not readable before 2.0).
 SNAPSHOT_STORAGE_VERSION = "v1.0.0"
 
+log = logging.getLogger(__name__)
+
 
 @cache
 def sql(name: str) -> str:
@@ -73,13 +78,39 @@ def sql(name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def migrate(con: duckdb.DuckDBPyConnection) -> None:
-    """Create every table (sql/schema, in file order), every view (sql/views) and the
-    audit_findings view over sql/audits."""
-    for path in sorted((SQL_DIR / "schema").glob("*.sql")):
-        con.execute(path.read_text(encoding="utf-8"))
+def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Bring the database up to date, then (re)create every view (sql/views) and the audit_findings
+    view over sql/audits. Returns the migrations run on it (none for a new or up-to-date database).
+
+    In one transaction (an upgrade stopped half-way leaves the database as it was): the CREATE of
+    every table it lacks (sql/schema, one per table in its final form, in file order), then each
+    migration (sql/migrations, in file order) not yet in ``schema_migrations``, recorded there as it
+    runs. A database with no tables yet is created final and records every migration as 'created'
+    without running it. A migration runs after the CREATEs, so it must leave a table the final CREATE
+    made unchanged (``ADD COLUMN IF NOT EXISTS``)."""
+    with transaction(con):
+        is_new = not con.execute(sql("queries/table_columns")).fetchall()
+        for path in sorted((SQL_DIR / "schema").glob("*.sql")):
+            con.execute(path.read_text(encoding="utf-8"))
+        recorded = {m for (m,) in con.execute(sql("queries/schema_migrations")).fetchall()}
+        pending = [p for p in migration_files() if p.stem not in recorded]
+        if not is_new:
+            for path in pending:
+                con.execute(path.read_text(encoding="utf-8"))
+                log.info("database upgraded: sql/migrations/%s applied", path.name)
+        at = dt.datetime.now(dt.UTC)
+        how = "created" if is_new else "applied"
+        rows = [{"migration": p.stem, "how": how, "applied_at": at} for p in pending]
+        _insert(con, f"INSERT INTO {_check('schema_migrations')}", rows)
     _create_views(con, sorted((SQL_DIR / "views").glob("*.sql")))
     con.execute(audit_findings_sql())
+    return [] if is_new else [p.stem for p in pending]
+
+
+def migration_files() -> list[Path]:
+    """The upgrades of a database written by an earlier release, in the order they run: each
+    ``sql/migrations/<nnn>_<what>.sql`` is one statement."""
+    return sorted((SQL_DIR / "migrations").glob("*.sql"))
 
 
 def _create_views(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
@@ -280,8 +311,9 @@ def view_counts(path: Path) -> dict[str, int]:
         con.close()
 
 
-# When a row was fetched, verified or audited: two runs over the same data differ there by design.
-TIME_COLUMNS = frozenset({"fetched_at", "updated_at", "verified_at", "audited_at"})
+# When a row was fetched, verified or audited, or a migration recorded: two runs over the same data
+# differ there by design.
+TIME_COLUMNS = frozenset({"fetched_at", "updated_at", "verified_at", "audited_at", "applied_at"})
 
 
 def table_checksums(

@@ -12,5 +12,10 @@ CREATE TABLE IF NOT EXISTS scored_board_results (
     games_due    INTEGER NOT NULL,
     a_points     DOUBLE NOT NULL,
     b_points     DOUBLE NOT NULL,
+    override     VARCHAR DEFAULT '',      -- the TD ruling (forfeit, zero_draw, disqualify) that set the result,
+                                          --   with its reason; '' when the games decided it
+    is_unplayed  BOOLEAN DEFAULT false,   -- no game played and no TD ruling once the round window and the
+                                          --   stage's window_margin_days have passed (it waits for a ruling:
+                                          --   forfeit, zero_draw or a new window)
     PRIMARY KEY (stage, round, board, team_a, part)
 );

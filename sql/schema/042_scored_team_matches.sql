@@ -14,5 +14,9 @@ CREATE TABLE IF NOT EXISTS scored_team_matches (
     decided_by_game_id VARCHAR,             -- the game that took a side to winning_points
     outcome           VARCHAR NOT NULL,     -- 'a' | 'b' | 'draw' | 'pending' | 'unplayed'
     winner            VARCHAR,              -- the winning team; NULL for a draw, pending or unplayed
+    override          VARCHAR DEFAULT '',   -- the TD ruling (armageddon, ARM-1) that decided it, with its reason
+    tiebreak          VARCHAR DEFAULT '',   -- how a tied knockout match was decided (TEAM-KO-1: advantage point,
+                                            --   captains' 3+0 games) or what it still needs (an armageddon or
+                                            --   replay entered by the TD)
     PRIMARY KEY (stage, round, team_a)
 );

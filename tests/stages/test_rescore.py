@@ -3,7 +3,7 @@ rounds whose inputs changed, and its scored tables are exactly those of a from-s
 the same stored data (STYLE: reruns idempotent). The cases: a new round's games arrive, a TD
 ruling is added and withdrawn (TEAM-DQ-1 / TEAM-SCORE-1 rulings), a stored game's result changes,
 a round window closes with a match unfinished (TEAM-FMT-3: the score then stands as played,
-TEAM-SCORE-3), and rounds disappear from pairings.csv."""
+TEAM-SCORE-3), rounds disappear from pairings.csv, and the scoring version is bumped."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from skeleton_kit import AFTER_ROUND_2, copy_skeleton
 
+from pipeline.domain import scoring
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
 from pipeline.sim.season import TEAM_START, build_season
@@ -189,3 +191,22 @@ def test_rounds_dropped_from_the_pairings_leave_no_rows(demo: Path, tmp_path: Pa
     after = tables(cfg.paths.database)
     assert {r[1] for r in after["scored_team_matches"] if r[0] == "swiss"} == {1, 2, 3, 4, 5}
     assert after == from_scratch(fewer, night(7), tmp_path)
+
+
+def test_a_bumped_scoring_version_rescores_every_round_and_an_unchanged_one_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pipeline/domain/scoring.py SCORING_VERSION is in every round's fingerprint: the skeleton's
+    two swiss rounds are scored on the first night, none again on a night with the same version,
+    both again once it is bumped (the rows an older version wrote are not kept), then none."""
+    cfg = load_config(copy_skeleton(tmp_path) / "tournament.toml")
+    inputs = run.read_inputs(cfg)
+    with run.lichess_base_url(cfg) as base_url:
+        run.ingest_stage(cfg, inputs, base_url, AFTER_ROUND_2)
+    first = run.score_stage(cfg, inputs, AFTER_ROUND_2)
+    assert (first.rescored_rounds, first.first_scored_rounds) == (2, 2)
+    assert run.score_stage(cfg, inputs, AFTER_ROUND_2).rescored_rounds == 0
+    monkeypatch.setattr(scoring, "SCORING_VERSION", scoring.SCORING_VERSION + 1)
+    bumped = run.score_stage(cfg, inputs, AFTER_ROUND_2)
+    assert (bumped.rescored_rounds, bumped.first_scored_rounds) == (2, 0)
+    assert run.score_stage(cfg, inputs, AFTER_ROUND_2).rescored_rounds == 0

@@ -1,3 +1,0 @@
--- Migration: how a tied knockout match was decided (TEAM-KO-1: advantage point, captains' 3+0
--- games) or what it still needs (an armageddon or replay entered by the TD).
-ALTER TABLE scored_team_matches ADD COLUMN IF NOT EXISTS tiebreak VARCHAR DEFAULT '';

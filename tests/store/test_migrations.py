@@ -1,0 +1,206 @@
+"""Upgrading a database written by an earlier release (sql/migrations, store.migrate): opened
+through the gateway, it ends with exactly the tables and columns (names, types, defaults, order)
+and constraints of a database this release creates, keeps every row it had, and records each
+migration once; a second open runs nothing. The databases under tests/data/releases/ were
+written by those releases' own code (see the PROVENANCE.md beside each)."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from skeleton_kit import copy_skeleton, run_skeleton
+
+from pipeline.store import gateway as store
+
+RELEASES = Path(__file__).resolve().parents[1] / "data" / "releases"
+# c638f8a: the last release before any ALTER, 15 tables (no td_overrides, td_byes, audit or RD
+# tables, no run record). 5fe0665: the release before the package moved, every column already
+# there but no schema_migrations.
+WRITTEN_BY = {"c638f8a": "skeleton.duckdb.gz", "5fe0665": "skeleton.work.duckdb.gz"}
+
+Catalog = dict[str, tuple[list[tuple], list[tuple]]]
+
+
+def unpack(release: str, tmp_path: Path) -> Path:
+    """A writable copy of the release's database, as that release wrote it."""
+    packed = RELEASES / release / WRITTEN_BY[release]
+    db = tmp_path / packed.name.removesuffix(".gz")
+    with gzip.open(packed) as src, db.open("wb") as dst:
+        shutil.copyfileobj(src, dst)
+    return db
+
+
+def catalog(con: duckdb.DuckDBPyConnection) -> Catalog:
+    """Per base table: DESCRIBE (column name, type, null, key, default, extra, in column order) and
+    its constraints."""
+    tables = [t for (t, _) in con.execute(store.sql("queries/table_columns")).fetchall()]
+    out = {}
+    for table in sorted(set(tables)):
+        columns = con.sql(f"DESCRIBE {table}").fetchall()
+        constraints = con.execute(
+            "SELECT constraint_type, constraint_text FROM duckdb_constraints() WHERE table_name = ? ORDER BY ALL",
+            [table],
+        ).fetchall()
+        out[table] = (columns, constraints)
+    return out
+
+
+def contents(db: Path) -> dict[str, tuple[list[str], list[tuple]]]:
+    """Every base table's columns and rows (sorted), read without the gateway."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        out = {}
+        for table, column in con.execute(store.sql("queries/table_columns")).fetchall():
+            out.setdefault(table, ([], []))[0].append(column)
+        for table, (columns, rows) in out.items():
+            rows.extend(sorted(con.sql(f"SELECT {', '.join(columns)} FROM {table}").fetchall(), key=repr))
+        return out
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    con = store.connect(tmp_path_factory.mktemp("fresh") / "fresh.duckdb")
+    try:
+        return catalog(con)
+    finally:
+        con.close()
+
+
+def recorded(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    return con.sql("SELECT migration, how, applied_at FROM schema_migrations ORDER BY migration").fetchall()
+
+
+@pytest.mark.parametrize("release", sorted(WRITTEN_BY))
+def test_a_database_of_an_earlier_release_opens_as_a_new_one_would_be(
+    release: str, tmp_path: Path, fresh: Catalog
+) -> None:
+    db = unpack(release, tmp_path)
+    old = contents(db)
+    assert "schema_migrations" not in old
+    con = store.connect(db)
+    try:
+        assert catalog(con) == fresh
+        runs = recorded(con)
+        assert [(m, how) for m, how, _ in runs] == [(p.stem, "applied") for p in store.migration_files()]
+        assert store.migrate(con) == []  # nothing left to run
+        assert recorded(con) == runs
+    finally:
+        con.close()
+    con = store.connect(db)  # a second open: nothing applied, nothing recorded again
+    try:
+        assert recorded(con) == runs
+    finally:
+        con.close()
+    kept = duckdb.connect(str(db), read_only=True)
+    try:
+        for table, (columns, rows) in old.items():  # the old rows survive, column for column, and no other
+            assert sorted(kept.sql(f"SELECT {', '.join(columns)} FROM {table}").fetchall(), key=repr) == rows, table
+    finally:
+        kept.close()
+    assert sum(len(rows) for _, rows in old.values()) > 200  # a real night's data, not empty tables
+    assert all(n >= 0 for n in store.view_counts(db).values())  # every view runs on the upgraded file
+
+
+def test_the_columns_a_migration_adds_hold_its_default_on_old_rows(tmp_path: Path) -> None:
+    """c638f8a's 32 board results, 4 team matches and 8 standings rows predate the columns
+    migrations 001-009 add: each gets that column's default ('' / false / 0, NULL without one)."""
+    db = unpack("c638f8a", tmp_path)
+    store.connect(db).close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.sql("SELECT override, is_unplayed, count(*) FROM scored_board_results GROUP BY ALL").fetchall() == [
+            ("", False, 32)
+        ]
+        assert con.sql("SELECT override, tiebreak, count(*) FROM scored_team_matches GROUP BY ALL").fetchall() == [
+            ("", "", 4)
+        ]
+        assert con.sql(
+            "SELECT cumulative, seed_rating, pool, kashdan, byes, count(*) FROM scored_standings GROUP BY ALL"
+        ).fetchall() == [(0.0, None, None, 0.0, 0, 8)]
+    finally:
+        con.close()
+
+
+def test_a_night_on_the_upgraded_database_writes_what_it_writes_on_a_new_one(tmp_path: Path) -> None:
+    """c638f8a's database of the skeleton, upgraded, then ingested, scored and exported by this
+    release as of the same night, holds exactly what a new database holds after that night:
+    every table's rows (store.table_checksums: fetch and verify times left out) but the migration
+    record, whose rows say 'applied' there and 'created' here."""
+    upgraded, new = copy_skeleton(tmp_path / "upgraded"), copy_skeleton(tmp_path / "new")
+    (upgraded / "out").mkdir()
+    unpack("c638f8a", tmp_path).rename(upgraded / "out" / "skeleton.duckdb")  # the config's paths.database
+    sums = []
+    for folder in (upgraded, new):
+        run_skeleton(folder)
+        con = duckdb.connect(str(folder / "out" / "skeleton.duckdb"), read_only=True)
+        try:
+            sums.append(store.table_checksums(con))
+        finally:
+            con.close()
+    assert sums[0].keys() == sums[1].keys()
+    assert [t for t in sums[0] if sums[0][t] != sums[1][t]] == ["schema_migrations"]
+    assert sums[0]["scored_standings"][0] == 8  # 4 teams after each of 2 rounds
+
+
+def test_a_new_database_is_created_final_and_runs_no_migration(tmp_path: Path) -> None:
+    """A new file gets the final CREATEs and every migration recorded as 'created' (none run)."""
+    con = store.connect(tmp_path / "new.duckdb")
+    try:
+        runs = recorded(con)
+        assert [(m, how) for m, how, _ in runs] == [(p.stem, "created") for p in store.migration_files()]
+        assert len(runs) == 9
+        assert store.migrate(con) == []
+        assert recorded(con) == runs
+    finally:
+        con.close()
+
+
+def test_a_migration_not_yet_recorded_runs_once(tmp_path: Path) -> None:
+    """A database up to date but for the last migration (its row and its column gone, as a
+    database of the release before it would be): the next open runs that one and no other."""
+    db = tmp_path / "t.duckdb"
+    last = store.migration_files()[-1]  # 009: scored_board_results.is_unplayed
+    con = store.connect(db)
+    con.execute("ALTER TABLE scored_board_results DROP COLUMN is_unplayed")
+    con.execute("DELETE FROM schema_migrations WHERE migration = ?", [last.stem])
+    before = recorded(con)
+    con.close()
+    con = store.connect(db)
+    try:
+        after = recorded(con)
+        assert after[:-1] == before
+        assert [(m, how) for m, how, _ in after[-1:]] == [(last.stem, "applied")]
+        assert "is_unplayed" in [c for (c, *_) in con.sql("DESCRIBE scored_board_results").fetchall()]
+    finally:
+        con.close()
+
+
+def test_each_table_is_created_by_one_schema_file_and_altered_only_by_migrations() -> None:
+    """sql/schema: one CREATE TABLE per file and per table, no ALTER; sql/migrations: numbered files
+    of one statement each under a header saying what they add and which databases need it."""
+    created: dict[str, str] = {}
+    for path in sorted((store.SQL_DIR / "schema").glob("*.sql")):
+        code = "\n".join(line.split("--")[0] for line in path.read_text(encoding="utf-8").splitlines())
+        tables = re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", code)
+        assert len(tables) == 1 and code.count(";") == 1, path.name
+        assert "ALTER" not in code.upper(), path.name
+        assert tables[0] not in created, (path.name, created.get(tables[0]))
+        created[tables[0]] = path.name
+    numbers = []
+    for path in store.migration_files():
+        text = path.read_text(encoding="utf-8")
+        assert re.fullmatch(r"(\d{3})_\w+\.sql", path.name), path.name
+        numbers.append(int(path.name[:3]))
+        header = [line for line in text.splitlines() if line.startswith("--")]
+        assert header[0].startswith(f"-- {path.name[:3]}: "), path.name
+        assert any("Needed by databases written before commit" in line for line in header), path.name
+        code = "\n".join(line.split("--")[0] for line in text.splitlines())
+        assert code.count(";") == 1 and code.strip().endswith(";"), path.name
+    assert numbers == list(range(1, len(numbers) + 1))
