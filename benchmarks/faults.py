@@ -1,4 +1,4 @@
-"""Fault-injection benchmark (issue 9): does any failure Lichess produces lose or duplicate a game?
+"""Fault-injection benchmark: does any failure Lichess produces lose or duplicate a game?
 
     python benchmarks/faults.py [--seeds 3] [--scale 0.001] [--kills 3]
 

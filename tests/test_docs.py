@@ -1,9 +1,13 @@
-"""The docs cannot drift: docs/config.md is what the config loader generates, every key the loader
-accepts is in it, the token how-to is linked from the README, and every SQL example of the
-README and docs/*.md returns rows on the default demo's published database."""
+"""The docs cannot drift: docs/config.md, docs/cli.md and the tables of docs/data-model.md are what
+their generators write from the code today; every key the loader accepts is documented; the rules
+page names every rule ID the code cites; the README stays short with its two quick-start commands;
+no doc or code points outside the repository or at an issue number; the site builds strictly and
+loads nothing from outside; and every SQL example of the README and docs/*.md returns rows on the
+default demo's published database."""
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -12,7 +16,9 @@ from typing import Any
 import duckdb
 import pytest
 
+from pipeline.cli import reference as cli_reference
 from pipeline.inputs import config_reference
+from pipeline.store import data_model
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DOC = ROOT / "docs" / "config.md"
@@ -112,6 +118,211 @@ def test_token_doc_is_linked_and_says_where_which_scopes_what_and_how() -> None:
         "never logs, prints, stores or exports it",
     ):
         assert needle in token, needle
+
+
+# --------------------------------------------------------------------------- docs/cli.md
+
+
+def test_cli_reference_is_generated_from_the_app() -> None:
+    """docs/cli.md is exactly what `python -m pipeline.cli.reference` writes from the typer app."""
+    doc = ROOT / "docs" / "cli.md"
+    assert doc.is_file(), "docs/cli.md is missing: run python -m pipeline.cli.reference"
+    assert doc.read_text(encoding="utf-8") == cli_reference.render(), (
+        "docs/cli.md is out of date: run python -m pipeline.cli.reference"
+    )
+    assert cli_reference.main(["--check"]) == 0
+
+
+def test_cli_reference_shows_each_commands_help_and_options() -> None:
+    """Each command has its section with its usage line, and an option's help text and default come
+    through as --help prints them."""
+    from typer.main import get_command
+
+    from pipeline.cli.app import app
+
+    text = cli_reference.render()
+    for name in get_command(app).commands:  # type: ignore[attr-defined]
+        assert f"## `{name}`\n\n```\nUsage: antichess-td {name} [OPTIONS]" in text, name
+    assert "| `--port <int>` | TCP port on 127.0.0.1 (0 picks a free one). [default: 8080] |" in text
+    assert "| `-c, --config <file>` | The tournament.toml. [required] |" in text
+    assert "| `--fail-on-findings` | Exit with code 1 when any audit finds an error. |" in text
+
+
+# --------------------------------------------------------------------------- docs/data-model.md
+
+
+def test_data_model_is_generated_from_the_schema() -> None:
+    """The generated block of docs/data-model.md is what `python -m pipeline.store.data_model`
+    writes from a fresh database; the hand-written parts around it are kept."""
+    doc = ROOT / "docs" / "data-model.md"
+    text = doc.read_text(encoding="utf-8")
+    assert text.count(data_model.BEGIN) == 1 and text.count(data_model.END) == 1
+    assert text == data_model.render(text), "docs/data-model.md is out of date: run python -m pipeline.store.data_model"
+    assert data_model.main(["--check"]) == 0
+
+
+def _schema_columns() -> dict[str, list[str]]:
+    """Every table and view of a fresh database, with its columns (straight from DuckDB)."""
+    from pipeline.store import gateway
+
+    con = gateway.connect(":memory:")
+    try:
+        rows = con.sql(
+            "SELECT table_name, column_name FROM duckdb_columns() WHERE NOT internal AND schema_name = 'main' "
+            "ORDER BY column_index"
+        ).fetchall()
+    finally:
+        con.close()
+    out: dict[str, list[str]] = {}
+    for table, column in rows:
+        out.setdefault(table, []).append(column)
+    return out
+
+
+def test_data_model_lists_every_table_and_view_with_its_columns() -> None:
+    """Independently of the generator: each table and view has its heading, and each of its
+    columns a row in its table, in the generated block."""
+    text = (ROOT / "docs" / "data-model.md").read_text(encoding="utf-8")
+    block = text[text.index(data_model.BEGIN) : text.index(data_model.END)]
+    sections = dict(re.findall(r"^### `(\w+)`\n(.*?)(?=^### |\Z)", block, re.S | re.M))
+    columns = _schema_columns()
+    assert {"players", "standings", "scored_match_games", "audit_findings", "pipeline_runs"} <= set(columns)
+    assert sorted(sections) == sorted(columns)
+    for name, cols in columns.items():
+        assert re.findall(r"^\| `(\w+)` \|", sections[name], re.M) == cols, name
+
+
+def test_the_hand_written_view_columns_exist() -> None:
+    """The 'Views for TDs' table of docs/data-model.md names, in backticks, only real columns of
+    the view in its row (values such as `pab` stand outside the backticks)."""
+    text = (ROOT / "docs" / "data-model.md").read_text(encoding="utf-8")
+    section = text.split("## Views for TDs", 1)[1].split("\n## ", 1)[0]
+    columns = _schema_columns()
+    rows = re.findall(r"^\| `(\w+)` \| [^|]* \| (.*) \|$", section, re.M)
+    assert len(rows) >= 17
+    wrong = []
+    for view, cell in rows:
+        named = {w for chunk in re.findall(r"`([^`]*)`", cell) for w in re.findall(r"[a-z_][a-z0-9_]*", chunk)}
+        wrong += [f"{view}.{c}" for c in sorted(named) if c not in columns[view]]
+    assert wrong == []
+
+
+# --------------------------------------------------------------------------- rules page
+
+
+def test_rules_page_lists_every_rule_id_the_code_cites() -> None:
+    """Every rule ID cited in pipeline/, sql/, flows/ or tests/ (a range such as TEAM-CAP-1..6 stands
+    for each ID in it) has its row in docs/rules.md's table."""
+    cited: set[str] = set()
+    for folder in ("pipeline", "sql", "flows", "tests"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix not in {".py", ".sql", ".toml", ".csv", ".md"} or "tests/data" in path.as_posix():
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for family, first, last in re.findall(r"\b((?:TEAM|ACWC)-[A-Z]+|ARM)-(\d+)(?:\.\.(\d+))?\b", text):
+                cited |= {f"{family}-{n}" for n in range(int(first), int(last or first) + 1)}
+    rows = set(
+        re.findall(r"^\| ((?:TEAM|ACWC|ARM)-[A-Z0-9-]+) \|", (ROOT / "docs" / "rules.md").read_text("utf-8"), re.M)
+    )
+    assert {"TEAM-SCORE-4", "ACWC-ELIG-2", "ARM-1", "TEAM-CAP-6"} <= cited
+    assert sorted(cited - rows) == []
+
+
+# --------------------------------------------------------------------------- README
+
+
+def test_readme_is_short_with_two_quick_start_commands() -> None:
+    """At most 250 lines; its quick start is one code block of exactly two commands (the ones
+    .ci/run runs), each line one command."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 250
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```\n(.*?)```", section, re.S)
+    assert block is not None
+    commands = [line for line in block.group(1).splitlines() if line.strip()]
+    assert commands == [
+        "pip install -e . && antichess-td demo --out data/demo && antichess-td nightly --config data/demo/tournament.toml",
+        "pip install -e '.[test]' && python -m pytest",
+    ]
+
+
+def test_readme_links_resolve() -> None:
+    """Every relative link of the README names a file of the repository (the docs pages)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = [m for m in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme) if "://" not in m]
+    assert len(links) >= 8
+    assert [link for link in links if not (ROOT / link).is_file()] == []
+
+
+# --------------------------------------------------------------------------- standing alone
+
+OUTSIDE = re.compile(
+    r"\.\./shared|/work/|\bshared/(?:seeds|reference)\b|\bissues? #?\d+|(?<![\w&/\"'])#\d{1,5}\b(?![0-9a-f])", re.I
+)
+
+
+def _own_files() -> list[Path]:
+    """The docs and the code: README, mkdocs.yml, docs/, pipeline/, sql/, flows/, benchmarks/, .ci/."""
+    files = [ROOT / "README.md", ROOT / "mkdocs.yml", ROOT / "pyproject.toml"]
+    for folder in ("docs", "pipeline", "sql", "flows", "benchmarks", ".ci"):
+        files += [p for p in (ROOT / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    return [p for p in files if p.is_file()]
+
+
+def test_no_doc_or_code_points_outside_the_repository_or_at_an_issue() -> None:
+    """The repository stands alone: no path to a folder beside it (../shared, /work/) and no issue
+    number (issue 7, #13), which mean nothing to a reader of a clone."""
+    hits = []
+    for path in _own_files():
+        for i, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if OUTSIDE.search(line):
+                hits.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()}")
+    assert hits == []
+
+
+def test_the_outside_pattern_catches_what_it_must() -> None:
+    for bad in ("see ../shared/seeds/", "the prebuilt /work/demo-default", "(issue 7)", "Issue 8 item 4", "fixes #13"):
+        assert OUTSIDE.search(bad), bad
+    for fine in ('color="#555555"', "'#333'", "lichess-org/api#366", "&#8212;", "board 4 of 6"):
+        assert not OUTSIDE.search(fine), fine
+
+
+# --------------------------------------------------------------------------- the site
+
+
+def test_site_builds_strictly_and_loads_nothing_from_outside(tmp_path: Path) -> None:
+    """`mkdocs build --strict` passes (a broken link or anchor is a warning, so an error), and no page
+    loads a script, stylesheet or font from another host."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-q",
+            "-f",
+            str(ROOT / "mkdocs.yml"),
+            "-d",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    pages = sorted(tmp_path.rglob("*.html"))
+    assert len(pages) >= 10
+    outside = []
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        outside += re.findall(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=\"(?:https?:)?//[^\"]*\"", html)
+        outside += re.findall(r"fonts\.(?:googleapis|gstatic)\.com", html)
+    assert outside == []
 
 
 # --------------------------------------------------------------------------- SQL examples

@@ -194,18 +194,20 @@ def test_bad_input_exits_2_before_anything_is_written(skeleton: Path) -> None:
 
 
 @pytest.mark.prefect
-def test_every_readme_query_runs_on_a_nightly_database(skeleton: Path, prefect_api_url: str) -> None:
-    """The README's SQL how-tos are real: each runs against the views a nightly run publishes."""
+def test_every_docs_query_runs_on_a_nightly_database(skeleton: Path, prefect_api_url: str) -> None:
+    """The SQL how-tos of the README and docs/ (the TD guide's query recipes, the RD example) are
+    real: each runs against the views a nightly run publishes."""
     import re
 
     from flows.nightly import nightly
 
     nightly(config_path=str(skeleton))
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```sql\n(.*?)```", readme, re.S)
+    root = Path(__file__).resolve().parent.parent
+    docs = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    blocks = [b for doc in docs for b in re.findall(r"```sql\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)]
     # comments first (a note may hold a ';'), then one statement per ';'
     statements = [s.strip() for block in blocks for s in re.sub(r"--[^\n]*", "", block).split(";") if s.strip()]
-    assert len(statements) >= 7  # one per contract view at least
+    assert len(statements) >= 15  # one per contract view at least, and the recipes for audits and seeding
     con = duckdb.connect(str(skeleton.parent / "out" / "skeleton.duckdb"), read_only=True)
     try:
         for statement in statements:

@@ -1,4 +1,4 @@
-"""The audits (issue 7): eligibility, composition, the board-4 rating cap, conduct and seeding,
+"""The audits: eligibility, composition, the board-4 rating cap, conduct and seeding,
 re-checked on every run as SQL.
 
 Each audit is one SELECT of offending rows in ``sql/audits/<name>.sql`` with the columns of

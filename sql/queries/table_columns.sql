@@ -1,6 +1,6 @@
 -- table_columns: one row per (base table, column) of the main database, in column order, for the
 -- per-table content checksums (store.table_checksums) that compare a disturbed run's database
--- with an undisturbed one's (fault-injection suite, issue 9). Views are left out: they are
+-- with an undisturbed one's (the fault-injection suite). Views are left out: they are
 -- computed from these tables.
 SELECT t.table_name, c.column_name
 FROM duckdb_tables() AS t

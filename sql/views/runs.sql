@@ -1,5 +1,5 @@
 -- runs: one row per run that wrote the database (nightly, ingest, score), newest last: when, how it
--- ended and why, what each stage counted (issue 8). duration_s is NULL while a run is running.
+-- ended and why, what each stage counted. duration_s is NULL while a run is running.
 -- errors: what the TD must fix although the run went on (a config that contradicts the rules,
 -- e.g. knockout rounds that do not match TEAM-FMT-1's qualifiers), from the score stage's counts.
 CREATE OR REPLACE VIEW runs AS

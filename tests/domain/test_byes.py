@@ -1,7 +1,7 @@
 """Byes in pairings.csv (a row with an empty b): reading, scoring and Median-Buchholz.
 
 The rule books are silent on byes (a Swiss with an odd number of entrants needs them); the
-choices, documented in the README and pipeline/domain/standings.py: a pairing-allocated bye (``pab``)
+choices, documented in the TD guide (docs/td-guide.md) and pipeline/domain/standings.py: a pairing-allocated bye (``pab``)
 or a full-point bye scores as the narrowest win (the win's match points, the winning total
 scored, the rest conceded: TEAM-SCORE-3's 289 of 576, ACWC-Q-2's 5.5 of 10); a requested half
 bye a draw (half the maximum each way); a zero bye nothing. Median-Buchholz treats byes as

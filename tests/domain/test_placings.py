@@ -2,7 +2,7 @@
 comes from the bracket, not from a table (TEAM-FMT-1, TEAM-KO-1, ARM-1; ACWC-C-1, ACWC-SF-1,
 ACWC-F-1).
 
-The rule, as the README states it: the final's winner 1st, its loser 2nd, the bronze (third-place)
+The rule, as docs/rules.md states it: the final's winner 1st, its loser 2nd, the bronze (third-place)
 match's winner 3rd, its loser 4th; the losers of each earlier knockout round share the next places
 in the order of the table before the knockout (the Swiss rank); then those who did not go on,
 stage by stage backwards, in their stage's order (a round robin: pool place, then match points,

@@ -237,7 +237,7 @@ def test_team_cap_5_error_bounds_on_simulated_worlds(volatility: float) -> None:
 
 @pytest.fixture(scope="module")
 def demo(default_demo: Path) -> dict[str, object]:
-    """The default demo (seed 2026, the one the README measures; conftest builds it once), its rated
+    """The default demo (seed 2026, the one docs/benchmarks.md measures; conftest builds it once), its rated
     antichess games typed by lichess.parse_game, the TEAM players and the true RDs."""
     out = default_demo
     rows = []
