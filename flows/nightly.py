@@ -103,16 +103,20 @@ def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
         inputs = run.read_inputs(config)
         work = record.work
         record.stage("ingest")
-        options = {"retries": INGEST_RETRIES, "retry_delay_seconds": retry_delay_s(config)}
+        delay_s = retry_delay_s(config)
         with (
             run.lichess_base_url(work, now=at if now else None) as base_url,
             ingest_progress(len(inputs.player_ids()), replay_throttle(config)) as progress,
         ):
             batches = [
-                ingest_batch_task.with_options(**options)(work, inputs, base_url, at, players, progress)
+                ingest_batch_task.with_options(retries=INGEST_RETRIES, retry_delay_seconds=delay_s)(
+                    work, inputs, base_url, at, players, progress
+                )
                 for players in run.player_batches(inputs)
             ]
-            watched = watch_task.with_options(**options)(work, inputs, base_url, at, batches)
+            watched = watch_task.with_options(retries=INGEST_RETRIES, retry_delay_seconds=delay_s)(
+                work, inputs, base_url, at, batches
+            )
         ingested = ingest.merge_reports([*batches, watched]).summary()
         record.done(
             "ingest", runs.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"]

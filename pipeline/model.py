@@ -60,6 +60,9 @@ EventKind = Literal["team", "individual"]
 Primary = Literal["match_points", "game_points"]
 
 
+BuchholzPolicy = Literal["plain", "fide-2024", "fide-2026"]  # TEAM-TB-1 (pipeline/domain/tiebreak.py)
+
+
 Tiebreak = Literal[
     "points_difference",
     "points_scored",
@@ -126,7 +129,7 @@ class Stage:
     round_days: int
     window_margin_days: int
     play_all: bool = False  # ACWC-C-1: every game is played; no early decision at the winning total
-    buchholz_policy: str = "fide-2026"  # TEAM-TB-1: how unplayed rounds enter (Median-)Buchholz
+    buchholz_policy: BuchholzPolicy = "fide-2026"  # TEAM-TB-1: how unplayed rounds enter (Median-)Buchholz
     advance: int | None = None  # ACWC-Q-3: the top N advance (plus one per absent previous finalist)
     pab_points_scored: float | None = None  # a pairing-allocated bye's points scored (None: the winning total)
     kashdan: tuple[float, float, float] = (4.0, 2.0, 1.0)  # Kashdan tiebreak: points per match won, drawn, lost

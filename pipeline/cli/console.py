@@ -30,14 +30,14 @@ OURS = ("pipeline", "flows", "antichess_td")  # the loggers whose warnings a TD 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
-class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+class StderrHandler(logging.StreamHandler[TextIO]):
     """A stream handler on whatever ``sys.stderr`` is when a record is emitted (test runners swap it).
     (A public class name: Prefect keeps the root logger's handlers only when it sees one.)"""
 
     def __init__(self) -> None:
         super().__init__(sys.stderr)
 
-    @property  # type: ignore[override]
+    @property
     def stream(self) -> TextIO:
         return sys.stderr
 

@@ -271,7 +271,7 @@ def placings(stages: Sequence[StageResult], names: Mapping[str, str] | None = No
     position = {s.name: i for i, s in enumerate(tables)}
     rows = {s.name: {r.entrant: r for r in s.table} for s in tables}
 
-    def key(e: str) -> tuple:
+    def key(e: str) -> tuple[int, int, float, float, int]:
         for s in reversed(tables):
             r = rows[s.name].get(e)
             if r is not None and s.kind != "round_robin":  # the rank holds the stage's tiebreaks
@@ -314,10 +314,10 @@ def placings(stages: Sequence[StageResult], names: Mapping[str, str] | None = No
             if tie.winner is None:
                 add([tie.a, tie.b], tie.stage, {e: f"plays the {label}" for e in (tie.a, tie.b)}, False)
                 continue
-            w, lo = tie.winner, tie.loser
-            assert lo is not None
-            add([w], tie.stage, {w: f"won the {label} v {name(lo)}, {_score(tie, w)}"}, True)
-            add([lo], tie.stage, {lo: f"lost the {label} v {name(w)}, {_score(tie, lo)}"}, True)
+            w, lost = tie.winner, tie.loser
+            assert lost is not None
+            add([w], tie.stage, {w: f"won the {label} v {name(lost)}, {_score(tie, w)}"}, True)
+            add([lost], tie.stage, {lost: f"lost the {label} v {name(w)}, {_score(tie, lost)}"}, True)
     elif rounds:
         last = rounds[-1]
         earlier = rounds[:-1]
@@ -344,9 +344,9 @@ def placings(stages: Sequence[StageResult], names: Mapping[str, str] | None = No
         lo, hi = next_place, next_place + len(decided) - 1
         how = {}
         for t in decided:
-            w, loser = t.winner, t.loser
-            assert w is not None and loser is not None
-            how[loser] = f"lost the {label} v {name(w)}, {_score(t, loser)}; places {lo}–{hi} by {order_text(loser)}"
+            won, loser = t.winner, t.loser
+            assert won is not None and loser is not None
+            how[loser] = f"lost the {label} v {name(won)}, {_score(t, loser)}; places {lo}–{hi} by {order_text(loser)}"
         add([t.loser for t in decided if t.loser], ties[0].stage, how, not open_ties)
     unplaced = sorted(in_bracket - {p.entrant for p in out})
     if unplaced:  # a winner whose next round is only partly paired: in the knockout, place open
@@ -358,13 +358,13 @@ def placings(stages: Sequence[StageResult], names: Mapping[str, str] | None = No
         # the stages after this one (in the config) that have begun: who is not in them is out
         after = [t for t in stages[stages.index(s) + 1 :]]
         started = not after or any(t.table or t.matches for t in after[:1])
-        decided = s.complete and started
+        final_places = s.complete and started
         if after and not started:
             note = f"; the {after[0].name} stage is not paired yet"
         elif not s.complete:
             note = f"; the {s.name} stage is not finished"
         else:
             note = f"; not in the {after[0].name}" if after else ""
-        add(group, s.name, {e: order_text(e) + note for e in group}, decided)
+        add(group, s.name, {e: order_text(e) + note for e in group}, final_places)
         later |= set(rows[s.name])
     return out

@@ -17,7 +17,7 @@ import functools
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import polars as pl
 
@@ -40,7 +40,12 @@ Reason = Literal[
 ]
 CAPTAINS_CLOCK = TimeControl(180, 0)  # TEAM-KO-1: the captains play 4 games of 3+0
 CAPTAINS_GAMES = 4
-NOT_PLAYED = {"aborted": "aborted", "created": "aborted", "started": "aborted", "noStart": "no_start"}
+NOT_PLAYED: dict[str, Reason] = {
+    "aborted": "aborted",
+    "created": "aborted",
+    "started": "aborted",
+    "noStart": "no_start",
+}
 
 GAME_COLUMNS = (
     "game_id",
@@ -153,7 +158,7 @@ def _points(part: Part, winner: str | None, a_is_white: bool) -> tuple[float, fl
 def link_board(
     bp: BoardPairing,
     stage: Stage,
-    games: list[dict],
+    games: list[dict[str, Any]],
     excluded: frozenset[str] = frozenset(),
     included: frozenset[str] = frozenset(),
     elsewhere: frozenset[str] = frozenset(),
@@ -178,7 +183,7 @@ def link_board(
         elif g["variant"] != "antichess":
             reason = "not_antichess"
         elif g["status"] in NOT_PLAYED:
-            reason = NOT_PLAYED[g["status"]]  # type: ignore[assignment]
+            reason = NOT_PLAYED[g["status"]]
         elif not bp.window_start <= g["created_at"] < bp.window_end and g["game_id"] not in included:
             reason = "outside_window"
         elif part is None:
@@ -218,7 +223,10 @@ def link_board(
 
 
 def link_captains(
-    stage: Stage, pairings: tuple[Pairing, ...], captains: dict[str, str], by_pair: dict[frozenset[str], list[dict]]
+    stage: Stage,
+    pairings: tuple[Pairing, ...],
+    captains: dict[str, str],
+    by_pair: dict[frozenset[str], list[dict[str, Any]]],
 ) -> list[MatchGame]:
     """TEAM-KO-1: the captains' 3+0 games of a knockout match, listed as board 0 with reason
     captains_tiebreak (the first 4 in or near the window, win 1, draw 1/2). They never enter the
@@ -284,7 +292,7 @@ def link_stage(
     """Link every board of every pairing of one stage (of its `rounds` only, when given: the rows
     are those a whole-stage link gives for them). An exclude_game/include_game ruling that
     names no game between paired players near that round's window is an InputError."""
-    by_pair: dict[frozenset[str], list[dict]] = defaultdict(list)
+    by_pair: dict[frozenset[str], list[dict[str, Any]]] = defaultdict(list)
     for g in games.select(GAME_COLUMNS).iter_rows(named=True):
         if g["white_id"] and g["black_id"]:
             by_pair[frozenset((g["white_id"], g["black_id"]))].append(g)

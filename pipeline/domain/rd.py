@@ -82,7 +82,7 @@ import datetime as dt
 import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import polars as pl
 
@@ -125,7 +125,7 @@ INPUT_COLUMNS = (
     "winner",
     "status",
 )
-OUTPUT_SCHEMA = {
+OUTPUT_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "game_id": pl.Utf8,
     "user_id": pl.Utf8,
     "played_at": pl.Datetime("us", "UTC"),
@@ -404,7 +404,7 @@ def _stored(b: _Belief) -> _Belief:
     )
 
 
-_SCORE = {"white": (1.0, 0.0), "black": (0.0, 1.0), None: (0.5, 0.5)}
+_SCORE: dict[str | None, tuple[float, float]] = {"white": (1.0, 0.0), "black": (0.0, 1.0), None: (0.5, 0.5)}
 
 
 def estimate_rd(
@@ -424,7 +424,7 @@ def estimate_rd(
 
 
 ORDER = ("last_move_at", "created_at", "game_id")  # the order games are rated in
-TRACK_SCHEMA = {
+TRACK_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "user_id": pl.Utf8,
     "lo": pl.Float64,
     "hi": pl.Float64,
@@ -438,7 +438,7 @@ TRACK_SCHEMA = {
 
 def resume_rd(
     games: pl.DataFrame,
-    state: list[dict[str, object]],
+    state: list[dict[str, Any]],
     default_opponent_rd: float = DEFAULT_OPPONENT_RD,
     *,
     players: Collection[str] | None = None,
@@ -455,7 +455,7 @@ def resume_rd(
     tracked = None if players is None else frozenset(p.lower() for p in players)
     default = _Belief(RD_MIN, RD_MAX, default_opponent_rd, DEFAULT_OPPONENT_SD)
     tracks = {
-        str(r["user_id"]): _Track(_Belief(r["lo"], r["hi"], r["rd"], r["sd"]), r["rated_at"], r["w_sum"], r["wy_sum"])  # type: ignore[arg-type]
+        str(r["user_id"]): _Track(_Belief(r["lo"], r["hi"], r["rd"], r["sd"]), r["rated_at"], r["w_sum"], r["wy_sum"])
         for r in state
     }
     rows: list[tuple[object, ...]] = []
@@ -474,29 +474,29 @@ def resume_rd(
 
 
 def _rate_game(
-    g: dict[str, object], tracked: frozenset[str] | None, tracks: dict[str, _Track], default: _Belief
+    g: dict[str, Any], tracked: frozenset[str] | None, tracks: dict[str, _Track], default: _Belief
 ) -> Iterable[tuple[object, ...]]:
     at = g["last_move_at"]
     assert isinstance(at, dt.datetime)
     if at.utcoffset() is None:
         raise ValueError(f"estimate_rd: game {g['game_id']}: last_move_at {at!r} is naive; expected UTC")
-    winner = g["winner"]
+    winner: str | None = g["winner"]
     if winner not in _SCORE:
         raise ValueError(f"estimate_rd: game {g['game_id']}: winner {winner!r}: expected white, black or None")
-    ids = (g["white_id"], g["black_id"])
+    ids: tuple[str | None, str | None] = (g["white_id"], g["black_id"])
     ratings = (g["white_rating"], g["black_rating"])
     diffs = (g["white_rating_diff"], g["black_rating_diff"])
     if any(r is None for r in ratings) or all(d is None for d in diffs):
         return []  # the game changed no rating (or we cannot read it)
-    sides = [
-        _Side(int(ratings[i]), None if diffs[i] is None else int(diffs[i]), _SCORE[winner][i])  # type: ignore[arg-type]
-        for i in (0, 1)
-    ]
-    is_tracked = [ids[i] is not None and (tracked is None or ids[i] in tracked) for i in (0, 1)]
+    sides = [_Side(int(ratings[i]), None if diffs[i] is None else int(diffs[i]), _SCORE[winner][i]) for i in (0, 1)]
+    # the id of each side whose RD is tracked game to game, None for an outsider (or no id)
+    keys = [u if u is not None and (tracked is None or u in tracked) else None for u in ids]
     priors = [
-        _predict_pre(tracks.get(ids[i]), at, sides[i].rating) if is_tracked[i] else default  # type: ignore[arg-type]
-        for i in (0, 1)
+        default if k is None else _predict_pre(tracks.get(k), at, side.rating)
+        for k, side in zip(keys, sides, strict=True)
     ]
+    default_rd = default.rd
+    assert default_rd is not None  # resume_rd gives the default opponent a point RD
     pres = list(priors)
     posts: list[_Belief | None] = [None, None]
     methods: list[RdMethod] = ["unknown", "unknown"]
@@ -506,18 +506,18 @@ def _rate_game(
         for i in (0, 1):
             o = 1 - i
             posts[i], new_pres[i], methods[i], meas_pres[i] = _combine(
-                priors[i], sides[i], sides[o].rating, pres[o], default.rd
-            )  # type: ignore[arg-type]
+                priors[i], sides[i], sides[o].rating, pres[o], default_rd
+            )
         pres = new_pres
     out = []
     for i in (0, 1):
-        post = posts[i]
-        if not is_tracked[i] or sides[i].diff is None or post is None:
+        post, key, side = posts[i], keys[i], sides[i]
+        if key is None or side.diff is None or post is None:
             continue
         stored = _stored(post)
-        track = tracks.get(ids[i])  # type: ignore[arg-type]
+        track = tracks.get(key)
         if track is None:
-            tracks[ids[i]] = _Track(stored, at)  # type: ignore[index]
+            tracks[key] = _Track(stored, at)
         else:
             meas_pre = meas_pres[i]
             if meas_pre is not None:
@@ -528,8 +528,8 @@ def _rate_game(
                 g["game_id"],
                 ids[i],
                 at,
-                sides[i].rating,
-                sides[i].rating + sides[i].diff,
+                side.rating,
+                side.rating + side.diff,
                 stored.rd,
                 stored.lo,
                 stored.hi,

@@ -127,22 +127,22 @@ def score_boards(
     for bp in board_pairings:
         if bp.stage != stage.name:
             continue
-        parts = {}
+        parts: dict[str, tuple[int, int, float, float]] = {}  # part -> (played, due, a points, b points)
         for part in stage.parts:
             games = counted.get((bp.round, bp.entrant_a, bp.board, str(part.time_control)), [])
-            parts[str(part.time_control)] = [
+            parts[str(part.time_control)] = (
                 len(games),
                 part.games,
                 sum(g.a_points for g in games),
                 sum(g.b_points for g in games),
-            ]
+            )
         note = ""
         for o in _rulings(bp, overrides):
             loser_is_a = o.subject == bp.player_a
             played = sum(v[0] for v in parts.values())
             due = sum(v[1] for v in parts.values())
             if o.action == "zero_draw":
-                parts = {k: [v[1], v[1], 0.0, 0.0] for k, v in parts.items()}
+                parts = {k: (v[1], v[1], 0.0, 0.0) for k, v in parts.items()}
             elif o.action == "disqualify" and o.value != "cheating" and played >= due:
                 continue  # a finished board stands (TEAM-DQ-1: only an incomplete pairing goes to the opponent)
             else:
@@ -151,7 +151,7 @@ def score_boards(
                     k = str(part.time_control)
                     if k in forfeited:
                         full = part.max_points
-                        parts[k] = [part.games, part.games, 0.0 if loser_is_a else full, full if loser_is_a else 0.0]
+                        parts[k] = (part.games, part.games, 0.0 if loser_is_a else full, full if loser_is_a else 0.0)
             note = f"{o.action}{' ' + o.value if o.value else ''} ({o.subject}): {o.reason}"
         played = sum(v[0] for v in parts.values())
         unplayed = now is not None and board_unplayed(played, note, bp.window_end, stage, now)

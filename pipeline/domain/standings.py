@@ -150,7 +150,7 @@ def standings_after(
         values[e] = {
             "points_difference": scored[e] - conceded[e],
             "points_scored": scored[e],
-            "median_buchholz": tiebreak.buchholz(e, table, stage.buchholz_policy, draw, cut_low=1, cut_high=1),  # type: ignore[arg-type]
+            "median_buchholz": tiebreak.buchholz(e, table, stage.buchholz_policy, draw, cut_low=1, cut_high=1),
             "cumulative": cumulative[e],
             "seed": float(seeds.get(e) or 0),  # a higher seeding rating ranks higher (ACWC-Q-3, ACWC-SEED-1)
             "td_order": -float(order.get(e, len(order))),  # earlier in the TD's list ranks higher (ACWC-C-2)
@@ -228,12 +228,13 @@ def _ranked(
         scores = _mutual_scores(stage, group, decided)
         classes = [group]
         for tb in tiebreaks[i:j]:
-            classes = [c for sub in classes for c in split(sub, lambda e, tb=tb: scores[e][tb])]
+            column = {e: by_tb[tb] for e, by_tb in scores.items()}
+            classes = [c for sub in classes for c in split(sub, column.__getitem__)]
         if len(classes) == 1:
             return rank(group, j)
         return [c for sub in classes for c in (mutual(sub, i, j) if len(sub) > 1 else [sub])]
 
-    out = []
+    out: list[tuple[int, str]] = []
     for tied in (c for sub in split(list(entrants), lambda e: primary[e]) for c in rank(sub, 0)):
         at = len(out) + 1
         out += [(at, e) for e in sorted(tied, key=str.lower)]
@@ -357,6 +358,7 @@ def candidates_pools(qualified: list[str], champion: str | None, runner_up: str 
 
     if champion and runner_up:
         return places(2, 4, 5, 8, 9) + [champion], places(1, 3, 6, 7, 10) + [runner_up]
-    if champion or runner_up:
-        return places(3, 5, 6, 9, 10) + [champion or runner_up], places(1, 2, 4, 7, 8, 11)  # type: ignore[list-item]
+    finalist = champion or runner_up
+    if finalist:
+        return places(3, 5, 6, 9, 10) + [finalist], places(1, 2, 4, 7, 8, 11)
     return places(1, 4, 6, 7, 9, 12), places(2, 3, 5, 8, 10, 11)

@@ -23,7 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Policy = Literal["plain", "fide-2024", "fide-2026"]
+from pipeline.model import BuchholzPolicy
+
+Policy = BuchholzPolicy
 POLICIES: tuple[str, ...] = ("plain", "fide-2024", "fide-2026")
 Kind = Literal["played", "pab", "half_bye", "zero_bye", "full_bye", "absent"]
 REQUESTED = frozenset({"half_bye", "zero_bye"})  # a full-point bye is awarded points, not a requested bye

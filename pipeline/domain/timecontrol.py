@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import Any
 
 from pipeline.model import TimeControl
 
@@ -38,7 +39,7 @@ def parse_pgn_time_control(tag: str) -> TimeControl | None:
     return TimeControl(int(m.group(1)), int(m.group(2)))
 
 
-def time_control_from_clock(clock: dict | None) -> TimeControl | None:
+def time_control_from_clock(clock: dict[str, Any] | None) -> TimeControl | None:
     """The Lichess JSON ``clock`` object (seconds); None for correspondence games without one."""
     if not clock:
         return None

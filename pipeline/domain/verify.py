@@ -156,7 +156,7 @@ def _san(board: chess.Board, move: chess.Move, token: str) -> str:
     if piece == chess.PAWN:
         san = chess.FILE_NAMES[chess.square_file(move.from_square)] + "x" if capture else ""
     else:
-        san = chess.piece_symbol(piece).upper() + ("x" if capture else "")  # type: ignore[arg-type]
+        san = chess.piece_symbol(piece).upper() + ("x" if capture else "")
     san += chess.SQUARE_NAMES[move.to_square]
     if move.promotion:
         san += "=" + chess.piece_symbol(move.promotion).upper()
@@ -245,7 +245,7 @@ def verify_game(g: dict[str, Any]) -> Verdict:
     outcome = board.outcome()
     status, winner = g.get("status"), g.get("winner")
     ended = outcome is not None
-    if ended:
+    if outcome is not None:
         board_winner = None if outcome.winner is None else ("white" if outcome.winner == chess.WHITE else "black")
         if board_winner != winner:
             said = f"{winner} wins" if winner else "a draw"

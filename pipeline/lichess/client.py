@@ -109,7 +109,7 @@ class _Session(requests.Session):
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
 
-    def request(self, method: str, url: str, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
         kwargs.setdefault("timeout", self.timeout_s)
         attempt = 0
         wait_429 = self.policy.rate_limit_wait_s
@@ -184,7 +184,9 @@ def make_client(
 
 
 def stats_of(client: berserk.Client) -> FetchStats:
-    return client.games._r.session.stats  # type: ignore[no-any-return]
+    session = client.games._r.session
+    assert isinstance(session, _Session), "a client made by make_client"
+    return session.stats
 
 
 def to_ms(t: dt.datetime) -> int:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, date2num  # times in as Matplotlib date numbers
 from matplotlib.figure import Figure
 
 __all__ = ["RD_LIMIT", "cap_figure", "write_cap_chart"]
@@ -30,7 +31,7 @@ def _rd_text(rd: float | None) -> str:
     return "RD ?" if rd is None else f"RD {rd:.0f}"
 
 
-def _annotate(ax: object, group: list[tuple[dt.datetime, int, float | None, bool]], colour: str) -> None:
+def _annotate(ax: Axes, group: list[tuple[dt.datetime, int, float | None, bool]], colour: str) -> None:
     """One label per UTC day (TEAM-CAP-3 counts days): the day's first crossing's RD, and how many
     more crossing games that day; labels of days close together are staggered upwards."""
     days: dict[dt.date, list[tuple[dt.datetime, int, float | None, bool]]] = {}
@@ -46,9 +47,9 @@ def _annotate(ax: object, group: list[tuple[dt.datetime, int, float | None, bool
         text = _rd_text(rd) + (f" (+{len(cs) - 1})" if len(cs) > 1 else "")
         ax.annotate(
             text,
-            (t, rating),
+            (date2num(t), rating),
             textcoords="offset points",
-            xytext=(0, 9 + 11 * lift),  # type: ignore[attr-defined]
+            xytext=(0, 9 + 11 * lift),
             ha="center",
             fontsize=8,
             color=colour,
@@ -95,9 +96,9 @@ def cap_figure(
     fig.suptitle(f"{username}: board-4 rating since {since.isoformat()} against the {cap} cap", fontsize=12)
     if pts:
         xs, ys = [t for t, _ in pts], [r for _, r in pts]
-        ax.step(xs, ys, where="post", color=_RATING, linewidth=1.0, label="rating after each rated game")
+        ax.step(date2num(xs), ys, where="post", color=_RATING, linewidth=1.0, label="rating after each rated game")
         end = max(xs[-1], start + dt.timedelta(days=1))
-        ax.set_xlim(start, end + (end - start) * 0.03)  # room for the last label
+        ax.set_xlim(date2num(start), date2num(end + (end - start) * 0.03))  # room for the last label
         lo, hi = min(min(ys), cap), max(max(ys), cap)
         ax.set_ylim(lo - 40, hi + 45)
         subtitle = (
@@ -106,7 +107,7 @@ def cap_figure(
         )
     else:
         end = start + dt.timedelta(days=30)
-        ax.set_xlim(start, end)
+        ax.set_xlim(date2num(start), date2num(end))
         ax.set_ylim(cap - 200, cap + 100)
         ax.text(
             0.5,
@@ -125,7 +126,7 @@ def cap_figure(
         if not group:
             continue
         ax.scatter(
-            [c[0] for c in group],
+            date2num([c[0] for c in group]),
             [c[1] for c in group],
             zorder=3,
             s=46,

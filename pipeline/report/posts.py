@@ -322,8 +322,12 @@ def _board_lines(rows: list[dict[str, Any]], part_names: list[str]) -> list[list
         first = total or next(iter(parts.values()))
         cells: list[Any] = [board, first["player_a"], first["player_b"]]
         for p in part_names:
-            r = parts.get(p)
-            cells.append(f"{_score(r['a_points'], r['b_points'])} ({r['games_played']}/{r['games_due']})" if r else "")
+            part = parts.get(p)
+            cells.append(
+                f"{_score(part['a_points'], part['b_points'])} ({part['games_played']}/{part['games_due']})"
+                if part
+                else ""
+            )
         cells.append(_score(total["a_points"], total["b_points"]) if total else "")
         links = (total or {}).get("game_links") or ""
         cells.append(" ".join(f"[{i}]({url})" for i, url in enumerate(links.split(), 1)))

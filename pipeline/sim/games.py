@@ -122,7 +122,7 @@ def movetext(sans: tuple[str, ...], result: str, variant: str = "Antichess") -> 
     Cached: replaying costs ~4 ms a game, and benchmarks reuse a pool of games."""
     board = chess.variant.AntichessBoard() if variant == "Antichess" else chess.Board()
     game = chess.pgn.Game.from_board(board)
-    node = game
+    node: chess.pgn.GameNode = game
     for san in sans:
         move = node.board().parse_san(san)
         node = node.add_variation(move)

@@ -199,6 +199,7 @@ def _row(r: Any) -> dict[str, Any]:
     field holds a plain value (the pipeline's rows; asdict costs ~10 µs a row)."""
     if not dataclasses.is_dataclass(r):
         return dict(r)
+    assert not isinstance(r, type), "a row is a dataclass instance, not the class"
     d = {f.name: getattr(r, f.name) for f in dataclasses.fields(r)}
     if all(type(v) in _FLAT for v in d.values()):
         return d
