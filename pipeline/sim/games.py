@@ -15,7 +15,7 @@ import datetime as dt
 import functools
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import chess
 import chess.pgn
@@ -60,6 +60,24 @@ class DemoPlayer:
     @property
     def id(self) -> str:
         return self.name.lower()
+
+
+class GameSide(Protocol):
+    """What a game's JSON shows of a player: name, id and the pre-game integer rating."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def rating(self) -> int: ...
+
+
+class RatingHistory(Protocol):
+    """A player's rating after each day's last rated game."""
+
+    @property
+    def history(self) -> dict[dt.date, int]: ...
 
 
 @dataclass(frozen=True)
@@ -174,8 +192,8 @@ def pgn_text(
 
 def game_json(
     game_id: str,
-    white: DemoPlayer,
-    black: DemoPlayer,
+    white: GameSide,
+    black: GameSide,
     tc: TimeControl | None,
     created_at: dt.datetime,
     last_move_at: dt.datetime,
@@ -187,7 +205,7 @@ def game_json(
 ) -> dict[str, Any]:
     """A game as GET /api/games/user/{name}?pgnInJson=true returns it (fields in Lichess's order)."""
 
-    def side(p: DemoPlayer, diff: int | None) -> dict[str, Any]:
+    def side(p: GameSide, diff: int | None) -> dict[str, Any]:
         d: dict[str, Any] = {"user": {"name": p.name, "id": p.id}, "rating": p.rating}
         if diff is not None:
             d["ratingDiff"] = diff
@@ -243,7 +261,7 @@ def user_json(p: DemoPlayer, seen_at: dt.datetime) -> dict[str, Any]:
     }
 
 
-def history_json(p: DemoPlayer) -> list[dict[str, Any]]:
+def history_json(p: RatingHistory) -> list[dict[str, Any]]:
     points = [[d.year, d.month - 1, d.day, r] for d, r in sorted(p.history.items())]
     names = [
         "UltraBullet",
