@@ -5,8 +5,9 @@
   agreed draw), optionally forced to a result.
 * ``game_json`` / ``pgn_text`` / ``user_json`` / ``history_json``: the JSON and PGN Lichess
   exports for such games and players (headers and fields in Lichess's order).
-* ``World`` / ``DemoPlayer``: a tiny simple-Elo world for hand-made test fixtures
-  (tests/data/skeleton); the realistic demo with Glicko-2 histories is ``pipeline.sim.season``.
+* ``EloWorld`` / ``DemoPlayer``: a tiny simple-Elo world for hand-made test fixtures
+  (tests/data/skeleton); the realistic demo with Glicko-2 histories is ``pipeline.sim.season``
+  (its ``SeasonWorld``).
 """
 
 from __future__ import annotations
@@ -283,8 +284,9 @@ def history_json(p: RatingHistory) -> list[dict[str, Any]]:
     return [{"name": n, "points": points if n == "Antichess" else []} for n in names]
 
 
-class World:
-    """Players, games and the clock of a generated season."""
+class EloWorld:
+    """Players, games and the clock of a hand-made fixture: each rated game moves the ratings by
+    simple Elo (K = 20), not Glicko-2."""
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
