@@ -70,7 +70,8 @@ def source_hash(paths: tuple[str, ...]) -> str:
     h = hashlib.sha256()
     for rel in paths:
         p = ROOT / rel
-        for f in sorted(f for f in p.rglob("*") if f.is_file() and f.suffix != ".pyc") if p.is_dir() else [p]:
+        files = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix != ".pyc") if p.is_dir() else [p]
+        for f in files:  # a package's sources, not its bytecode
             h.update(f.read_bytes())
     return h.hexdigest()[:12]
 
