@@ -56,7 +56,7 @@ SWISS_ROUNDS = 11
 NIGHT_10 = TEAM_START + dt.timedelta(days=7 * 10, hours=3)  # the night after round 10 (round 11's Tuesday)
 NIGHT_11 = NIGHT_10 + dt.timedelta(days=7)  # the night after round 11
 CACHE = Path(tempfile.gettempdir()) / "antichess-td-bench-season"
-GENERATOR = ("pipeline/sim/season.py", "pipeline/sim/games.py", "pipeline/domain/glicko.py")
+GENERATOR = ("pipeline/sim/season", "pipeline/sim/games.py", "pipeline/domain/glicko.py")
 INGEST = (
     "pipeline/lichess/ingest.py",
     "pipeline/lichess/client.py",
@@ -71,7 +71,8 @@ def source_hash(paths: tuple[str, ...]) -> str:
     h = hashlib.sha256()
     for rel in paths:
         p = ROOT / rel
-        for f in sorted(p.rglob("*")) if p.is_dir() else [p]:
+        files = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix != ".pyc") if p.is_dir() else [p]
+        for f in files:  # a package's sources, not its bytecode
             h.update(f.read_bytes())
     return h.hexdigest()[:12]
 

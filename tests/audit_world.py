@@ -61,7 +61,7 @@ first_round_start = "2021-09-07T00:00:00Z"
 """
 
 
-class World:
+class AuditWorld:
     """A tournament database built row by row. Names are Lichess display names; ids are lower case."""
 
     def __init__(

@@ -5,8 +5,9 @@
   agreed draw), optionally forced to a result.
 * ``game_json`` / ``pgn_text`` / ``user_json`` / ``history_json``: the JSON and PGN Lichess
   exports for such games and players (headers and fields in Lichess's order).
-* ``World`` / ``DemoPlayer``: a tiny simple-Elo world for hand-made test fixtures
-  (tests/data/skeleton); the realistic demo with Glicko-2 histories is ``pipeline.sim.season``.
+* ``EloWorld`` / ``DemoPlayer``: a tiny simple-Elo world for hand-made test fixtures
+  (tests/data/skeleton); the realistic demo with Glicko-2 histories is ``pipeline.sim.season``
+  (its ``SeasonWorld``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import datetime as dt
 import functools
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import chess
 import chess.pgn
@@ -60,6 +61,24 @@ class DemoPlayer:
     @property
     def id(self) -> str:
         return self.name.lower()
+
+
+class GameSide(Protocol):
+    """What a game's JSON shows of a player: name, id and the pre-game integer rating."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def rating(self) -> int: ...
+
+
+class RatingHistory(Protocol):
+    """A player's rating after each day's last rated game."""
+
+    @property
+    def history(self) -> dict[dt.date, int]: ...
 
 
 @dataclass(frozen=True)
@@ -174,8 +193,8 @@ def pgn_text(
 
 def game_json(
     game_id: str,
-    white: DemoPlayer,
-    black: DemoPlayer,
+    white: GameSide,
+    black: GameSide,
     tc: TimeControl | None,
     created_at: dt.datetime,
     last_move_at: dt.datetime,
@@ -187,7 +206,7 @@ def game_json(
 ) -> dict[str, Any]:
     """A game as GET /api/games/user/{name}?pgnInJson=true returns it (fields in Lichess's order)."""
 
-    def side(p: DemoPlayer, diff: int | None) -> dict[str, Any]:
+    def side(p: GameSide, diff: int | None) -> dict[str, Any]:
         d: dict[str, Any] = {"user": {"name": p.name, "id": p.id}, "rating": p.rating}
         if diff is not None:
             d["ratingDiff"] = diff
@@ -243,7 +262,7 @@ def user_json(p: DemoPlayer, seen_at: dt.datetime) -> dict[str, Any]:
     }
 
 
-def history_json(p: DemoPlayer) -> list[dict[str, Any]]:
+def history_json(p: RatingHistory) -> list[dict[str, Any]]:
     points = [[d.year, d.month - 1, d.day, r] for d, r in sorted(p.history.items())]
     names = [
         "UltraBullet",
@@ -265,8 +284,9 @@ def history_json(p: DemoPlayer) -> list[dict[str, Any]]:
     return [{"name": n, "points": points if n == "Antichess" else []} for n in names]
 
 
-class World:
-    """Players, games and the clock of a generated season."""
+class EloWorld:
+    """Players, games and the clock of a hand-made fixture: each rated game moves the ratings by
+    simple Elo (K = 20), not Glicko-2."""
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)

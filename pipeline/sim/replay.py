@@ -442,51 +442,16 @@ class _Handler(BaseHTTPRequestHandler):
             if opp is None:
                 return self._not_found(f"No such opponent: {vs}")
             vs = opp["id"].lower()
-
-        def flag(key: str, default: bool) -> bool:
-            return (q[key] in TRUEISH) if key in q else default
-
         server = self.server
-        games = [g for g in server.games_of(uid) if g.get("status") not in NEVER_EXPORTED]
-        ongoing, finished = flag("ongoing", False), flag("finished", True)
-        games = [g for g in games if (ongoing if server.is_ongoing(g) else finished)]
-        # like a Mongo range query, a game without createdAt matches no since/until bound
-        if since is not None:
-            games = [g for g in games if isinstance(g.get("createdAt"), int) and g["createdAt"] >= since]
-        if until is not None:
-            games = [g for g in games if isinstance(g.get("createdAt"), int) and g["createdAt"] < until]
-        if vs is not None:
-            games = [g for g in games if vs in _player_ids(g)]
-        if "rated" in q:
-            games = [g for g in games if bool(g.get("rated")) == flag("rated", False)]
-        if q.get("perfType"):
-            perfs = set(q["perfType"].split(","))
-            games = [g for g in games if g.get("perf") in perfs]
-        if q.get("color") in ("white", "black"):
-            games = [g for g in games if ((g["players"].get(q["color"]) or {}).get("user") or {}).get("id") == uid]
-        if q.get("sort", "dateDesc") != "dateAsc":
-            games = list(reversed(games))
+        games = _select_games(server, uid, q, since, until, vs)
         if limit is not None:
             games = games[:limit]
         drop = {
             k
             for k, default in (("pgn", False), ("moves", True), ("clocks", False), ("opening", False))
-            if not flag("pgnInJson" if k == "pgn" else k, default)
+            if not _flag(q, "pgnInJson" if k == "pgn" else k, default)
         }
-        lines = []
-        for g in games:
-            out = {k: v for k, v in g.items() if k not in drop}
-            if server.is_ongoing(g) and g.get("status") not in ONGOING:  # finished later than `now`
-                out["status"] = "started"
-                for k in ("winner", "lastMoveAt"):
-                    out.pop(k, None)
-                for color in ("white", "black"):
-                    if isinstance(out.get("players", {}).get(color), dict):
-                        out["players"] = {
-                            **out["players"],
-                            color: {k: v for k, v in out["players"][color].items() if k != "ratingDiff"},
-                        }
-            lines.append((json.dumps(out) + "\n").encode())
+        lines = [(json.dumps(_as_exported(g, drop, server.is_ongoing(g))) + "\n").encode() for g in games]
         lines += [line + b"\n" for line in server.dataset.raw_lines_by_user.get(uid, [])]
         self._stream(lines)
 
@@ -536,6 +501,54 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"".join(buffer) + b"0\r\n\r\n")
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (e.g. after a stall)
             self.close_connection = True
+
+
+def _flag(q: dict[str, str], key: str, default: bool) -> bool:
+    """A boolean query parameter as Lichess reads it (absent: the default)."""
+    return (q[key] in TRUEISH) if key in q else default
+
+
+def _select_games(
+    server: ReplayServer, uid: str, q: dict[str, str], since: int | None, until: int | None, vs: str | None
+) -> list[dict[str, Any]]:
+    """`uid`'s exportable games that pass the export's filters, in the requested order."""
+    games = [g for g in server.games_of(uid) if g.get("status") not in NEVER_EXPORTED]
+    ongoing, finished = _flag(q, "ongoing", False), _flag(q, "finished", True)
+    games = [g for g in games if (ongoing if server.is_ongoing(g) else finished)]
+    # like a Mongo range query, a game without createdAt matches no since/until bound
+    if since is not None:
+        games = [g for g in games if isinstance(g.get("createdAt"), int) and g["createdAt"] >= since]
+    if until is not None:
+        games = [g for g in games if isinstance(g.get("createdAt"), int) and g["createdAt"] < until]
+    if vs is not None:
+        games = [g for g in games if vs in _player_ids(g)]
+    if "rated" in q:
+        games = [g for g in games if bool(g.get("rated")) == _flag(q, "rated", False)]
+    if q.get("perfType"):
+        perfs = set(q["perfType"].split(","))
+        games = [g for g in games if g.get("perf") in perfs]
+    if q.get("color") in ("white", "black"):
+        games = [g for g in games if ((g["players"].get(q["color"]) or {}).get("user") or {}).get("id") == uid]
+    if q.get("sort", "dateDesc") != "dateAsc":
+        games = list(reversed(games))
+    return games
+
+
+def _as_exported(g: dict[str, Any], drop: set[str], ongoing: bool) -> dict[str, Any]:
+    """The game as the export writes it: without the `drop`ped fields; a game that finishes later
+    than the server's `now` as still started (no winner, end or rating changes)."""
+    out = {k: v for k, v in g.items() if k not in drop}
+    if ongoing and g.get("status") not in ONGOING:  # finished later than `now`
+        out["status"] = "started"
+        for k in ("winner", "lastMoveAt"):
+            out.pop(k, None)
+        for color in ("white", "black"):
+            if isinstance(out.get("players", {}).get(color), dict):
+                out["players"] = {
+                    **out["players"],
+                    color: {k: v for k, v in out["players"][color].items() if k != "ratingDiff"},
+                }
+    return out
 
 
 def _player_ids(g: dict[str, Any]) -> set[str]:

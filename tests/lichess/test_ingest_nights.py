@@ -19,7 +19,7 @@ from pipeline.domain.timecontrol import parse_time_control
 from pipeline.lichess import client as lichess
 from pipeline.lichess import ingest
 from pipeline.sim import replay
-from pipeline.sim.games import DemoPlayer, World, history_json, user_json
+from pipeline.sim.games import DemoPlayer, EloWorld, history_json, user_json
 from pipeline.store import gateway as store
 
 SKELETON = Path(__file__).resolve().parents[1] / "data" / "skeleton" / "lichess"
@@ -101,7 +101,7 @@ def test_every_night_of_a_season_adds_up_to_one_run(tmp_path: Path) -> None:
 def casual_world(tmp_path: Path) -> tuple[replay.Dataset, dt.datetime]:
     """p1 and p2 are paired in a round starting Tuesday 2026-05-05; both play rated games before it;
     on 05-07 they play a casual game against each other (not counted in their profiles)."""
-    world = World(seed=3)
+    world = EloWorld(seed=3)
     p1 = DemoPlayer("PlayerOne", 2000, dt.datetime(2021, 1, 1, tzinfo=UTC), 1500)
     p2 = DemoPlayer("PlayerTwo", 1990, dt.datetime(2021, 1, 1, tzinfo=UTC), 1500)
     start = dt.datetime(2026, 5, 5, tzinfo=UTC)

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from audit_world import NOW, REG, UTC, World, run_file
+from audit_world import NOW, REG, UTC, AuditWorld, run_file
 
 from pipeline.store import gateway as store
 
@@ -33,7 +33,7 @@ PROFILE = "https://lichess.org/@/"
 
 def test_team_elig_1_clean_six_months_to_the_minute(tmp_path: Path) -> None:
     """TEAM-ELIG-1: created 2026-02-25 00:00, exactly 6 months before registration: eligible."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Oldhand", 1, created_at=t(2026, 2, 25))
     w.member("Alpha", "Veteran", 2, created_at=t(2016, 1, 1))
     assert w.run("team_elig_account_age") == []
@@ -41,7 +41,7 @@ def test_team_elig_1_clean_six_months_to_the_minute(tmp_path: Path) -> None:
 
 def test_team_elig_1_young_account(tmp_path: Path) -> None:
     """TEAM-ELIG-1: created 2026-04-27, 120 days (4 months) before the 2026-08-25 registration."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Newbie", 2, created_at=t(2026, 4, 27))
     assert w.run("team_elig_account_age") == [
         (
@@ -59,14 +59,14 @@ def test_team_elig_1_young_account(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- TEAM-ELIG-2, TEAM-ELIG-3
 
 
-def recent_games(w: World, name: str, n: int) -> None:
+def recent_games(w: AuditWorld, name: str, n: int) -> None:
     """`n` rated games inside the 3 months before registration (2026-05-25 .. 2026-08-25)."""
     w.rated_games(name, n, t(2026, 5, 26), dt.timedelta(hours=18))
 
 
 def test_team_elig_2_3_clean(tmp_path: Path) -> None:
     """TEAM-ELIG-2/3: 1500 rated games on the profile (none since registration), 120 stored in the 3 months before."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Steady", 1, games=1500)
     recent_games(w, "Steady", 120)
     assert w.run("team_elig_game_counts") == []
@@ -75,7 +75,7 @@ def test_team_elig_2_3_clean(tmp_path: Path) -> None:
 def test_team_elig_2_counted_from_the_profile(tmp_path: Path) -> None:
     """TEAM-ELIG-2: stored games begin 2024-08-25, after the account was created, so the count is the
     profile's 1100 (as of 2026-11-28) minus the 150 stored games since registration: 950 < 1000."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Short", 1, games=1100)
     recent_games(w, "Short", 120)
     w.rated_games("Short", 150, REG + dt.timedelta(hours=1), dt.timedelta(hours=12))
@@ -95,7 +95,7 @@ def test_team_elig_2_counted_from_the_profile(tmp_path: Path) -> None:
 def test_team_elig_2_counted_from_stored_games(tmp_path: Path) -> None:
     """TEAM-ELIG-2: an account created 2025-01-01, after the stored games begin: all its games are
     stored, 999 before registration < 1000, whatever the profile says (5000)."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Fresh", 1, created_at=t(2025, 1, 1), games=5000)
     w.rated_games("Fresh", 899, t(2025, 1, 2), dt.timedelta(hours=8))
     recent_games(w, "Fresh", 100)
@@ -113,7 +113,7 @@ def test_team_elig_2_counted_from_stored_games(tmp_path: Path) -> None:
 
 def test_team_elig_3_too_few_recent_games(tmp_path: Path) -> None:
     """TEAM-ELIG-3: 99 rated games from 2026-05-25 00:00 (inclusive) to registration; one a minute earlier does not count."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Quiet", 1, games=1500)
     w.game("Quiet", "Outsider1", t(2026, 5, 25))  # counts: the window opens here
     w.game("Quiet", "Outsider1", t(2026, 5, 24, 23, 59))  # a minute too early
@@ -132,7 +132,7 @@ def test_team_elig_3_too_few_recent_games(tmp_path: Path) -> None:
 
 def test_team_elig_3_cannot_be_decided_before_the_stored_games(tmp_path: Path) -> None:
     """TEAM-ELIG-3: stored games begin 2026-07-01, inside the window: a warning, not an error."""
-    w = World(tmp_path, history_since="2026-07-01T00:00:00Z")
+    w = AuditWorld(tmp_path, history_since="2026-07-01T00:00:00Z")
     w.member("Alpha", "Unseen", 1, games=1500)
     w.rated_games("Unseen", 40, t(2026, 7, 2))
     assert w.run("team_elig_game_counts") == [
@@ -154,7 +154,7 @@ def test_team_elig_3_cannot_be_decided_before_the_stored_games(tmp_path: Path) -
 def test_team_elig_4_clean(tmp_path: Path) -> None:
     """TEAM-ELIG-4: one cheat-detected game lost 12 months and a day before registration (only one in
     24 months), and one the opponent lost: eligible."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Honest", 1)
     w.game("Honest", "Outsider1", t(2025, 8, 24), "black", status="cheat")
     w.game("Honest", "Outsider2", t(2026, 1, 1), "white", status="cheat")
@@ -163,7 +163,7 @@ def test_team_elig_4_clean(tmp_path: Path) -> None:
 
 def test_team_elig_4_one_in_12_months_two_in_24(tmp_path: Path) -> None:
     """TEAM-ELIG-4: a cheat-detected game lost 8 months before registration; two lost 14 and 20 months before."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Cheater", 1)
     w.member("Beta", "Twice", 1)
     one = w.game("Outsider1", "Cheater", t(2025, 12, 25), "white", status="cheat")
@@ -192,7 +192,7 @@ def test_team_elig_4_one_in_12_months_two_in_24(tmp_path: Path) -> None:
 
 def test_team_elig_4_warns_when_stored_games_begin_too_late(tmp_path: Path) -> None:
     """TEAM-ELIG-4 looks 24 months back; stored games beginning 2025-01-01 cannot show that far."""
-    w = World(tmp_path, history_since="2025-01-01T00:00:00Z")
+    w = AuditWorld(tmp_path, history_since="2025-01-01T00:00:00Z")
     w.member("Alpha", "Honest", 1)
     assert w.run("team_elig_cheat") == [
         (
@@ -211,7 +211,7 @@ def test_team_elig_4_warns_when_stored_games_begin_too_late(tmp_path: Path) -> N
 
 
 def test_team_elig_5_6_clean(tmp_path: Path) -> None:
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Plain", 1)
     assert w.run("team_elig_marks") == []
     assert w.run("team_elig_bot") == []
@@ -219,7 +219,7 @@ def test_team_elig_5_6_clean(tmp_path: Path) -> None:
 
 def test_team_elig_5_closed_marked_and_unknown(tmp_path: Path) -> None:
     """TEAM-ELIG-5: a closed account (error), a tosViolation mark (warning: no date), no profile (warning)."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Gone", 1, closed=True)
     w.member("Alpha", "Marked", 2, tos=True)
     w.member("Alpha", "Ghost", 3, profile=False)
@@ -256,7 +256,7 @@ def test_team_elig_5_closed_marked_and_unknown(tmp_path: Path) -> None:
 
 def test_team_elig_6_bot(tmp_path: Path) -> None:
     """TEAM-ELIG-6: Lichess title BOT."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Beepboop", 5, lichess_title="BOT")
     assert w.run("team_elig_bot") == [
         (
@@ -280,7 +280,7 @@ def decayed(rd: float, days: float, volatility: float = 0.09) -> float:
 
 def test_team_elig_7_clean(tmp_path: Path) -> None:
     """TEAM-ELIG-7: last rated game 10 days before the pairings at RD 50 [46, 54] → about 55 then: established."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Active", 1)
     w.rating_path("Active", [(t(2026, 8, 22), 2000, 50.0)])
     assert decayed(54, 10) < 110
@@ -291,7 +291,7 @@ def test_team_elig_7_provisional_at_the_pairings(tmp_path: Path) -> None:
     """TEAM-ELIG-7: last rated game 2025-07-17, 411 days before the 2026-09-01 pairings, RD 45 [41, 49]
     after it; decayed at volatility 0.09 that is RD 153 [152, 155] >= 110: provisional. A game
     without an RD estimate is a warning (RD unknown), never assumed."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Idle", 1)
     w.member("Alpha", "Unknown", 2)
     [idle] = w.rating_path("Idle", [(t(2025, 7, 17), 2000, None)])
@@ -323,7 +323,7 @@ def test_team_elig_7_provisional_at_the_pairings(tmp_path: Path) -> None:
 
 def test_team_elig_7_before_the_pairings_the_profile_says(tmp_path: Path) -> None:
     """TEAM-ELIG-7 checked on 2026-08-28, before the 2026-09-01 pairings: the profile's provisional flag now."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.member("Alpha", "Rusty", 1, provisional=True, rd=130)
     assert w.run("team_elig_provisional", now=t(2026, 8, 28)) == [
         (
@@ -341,8 +341,8 @@ def test_team_elig_7_before_the_pairings_the_profile_says(tmp_path: Path) -> Non
 # --------------------------------------------------------------------------- TEAM-ELIG-8
 
 
-def replacement_world(tmp_path: Path) -> World:
-    w = World(tmp_path)
+def replacement_world(tmp_path: Path) -> AuditWorld:
+    w = AuditWorld(tmp_path)
     w.team("Alpha", ["Alpha1", "Alpha2", "Alpha3", "Alpha4", "Alpha5"])
     w.team("Beta", ["Beta1", "Beta2", "Beta3", "Beta4"])
     w.pairing("swiss", 7, "Alpha", "Beta", t(2026, 10, 13))
@@ -401,7 +401,7 @@ def test_team_elig_8_replacement_already_registered(tmp_path: Path) -> None:
 
 
 def test_team_comp_1_clean_ten_teams_four_boards(tmp_path: Path) -> None:
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     for i in range(10):
         w.team(f"Team{i}", [f"P{i}x{b}" for b in range(1, 5)])
     assert w.run("team_comp_boards") == []
@@ -409,7 +409,7 @@ def test_team_comp_1_clean_ten_teams_four_boards(tmp_path: Path) -> None:
 
 def test_team_comp_1_nine_teams_play_three_boards(tmp_path: Path) -> None:
     """TEAM-COMP-1: with fewer than 10 teams, 3 boards."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     for i in range(9):
         w.team(f"Team{i}", [f"P{i}x{b}" for b in range(1, 5)])
     assert w.run("team_comp_boards") == [
@@ -425,14 +425,14 @@ def test_team_comp_1_nine_teams_play_three_boards(tmp_path: Path) -> None:
 
 
 def test_team_comp_2_clean_two_titled(tmp_path: Path) -> None:
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.team("Alpha", ["A1", "A2", "A3", "A4"], ["AGM", "ASGM", "", ""])
     assert w.run("team_comp_titles") == []
 
 
 def test_team_comp_2_three_titled(tmp_path: Path) -> None:
     """TEAM-COMP-2: AGM, AGM, ASGM: three AGM-or-higher, 2 allowed."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.team("Alpha", ["A1", "A2", "A3", "A4"], ["AGM", "AGM", "ASGM", ""])
     assert w.run("team_comp_titles") == [
         (
@@ -450,7 +450,7 @@ STRONGEST = '[composition]\nstrongest_players = ["Pinni", "Preslav", "TUGR"]\n'
 
 
 def test_team_comp_3_clean(tmp_path: Path) -> None:
-    w = World(tmp_path, STRONGEST)
+    w = AuditWorld(tmp_path, STRONGEST)
     w.team("Alpha", ["Pinni", "A2", "A3", "A4"])
     w.team("Beta", ["Preslav", "B2", "B3", "B4"])
     w.team("Gamma", ["G1", "G2", "G3", "TUGR"])
@@ -459,7 +459,7 @@ def test_team_comp_3_clean(tmp_path: Path) -> None:
 
 def test_team_comp_3_two_strongest_on_one_team(tmp_path: Path) -> None:
     """TEAM-COMP-3: the listed strongest players all on different teams."""
-    w = World(tmp_path, STRONGEST)
+    w = AuditWorld(tmp_path, STRONGEST)
     w.team("Alpha", ["Pinni", "Preslav", "A3", "A4"])
     w.team("Gamma", ["G1", "G2", "G3", "TUGR"])
     assert w.run("team_comp_strongest") == [
@@ -477,7 +477,7 @@ def test_team_comp_3_two_strongest_on_one_team(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- TEAM-COMP-4
 
 
-def ordered_team(w: World, ratings: list[int]) -> None:
+def ordered_team(w: AuditWorld, ratings: list[int]) -> None:
     names = [f"B{i}" for i in range(1, len(ratings) + 1)]
     w.team("Alpha", names)
     for name, rating in zip(names, ratings, strict=False):
@@ -488,14 +488,14 @@ def ordered_team(w: World, ratings: list[int]) -> None:
 
 def test_team_comp_4_clean(tmp_path: Path) -> None:
     """TEAM-COMP-4: 2300 > 2250 > 2200 > 2100 at registration (later ratings do not matter)."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     ordered_team(w, [2300, 2250, 2200, 2100])
     assert w.run("team_comp_board_order") == []
 
 
 def test_team_comp_4_board_2_above_board_1(tmp_path: Path) -> None:
     """TEAM-COMP-4: board 2 rated 120 above board 1 at registration: more than the 50-point tolerance."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     ordered_team(w, [2300, 2420, 2200, 2100])
     assert w.run("team_comp_board_order") == [
         (
@@ -512,7 +512,7 @@ def test_team_comp_4_board_2_above_board_1(tmp_path: Path) -> None:
 
 def test_team_comp_4_allowed_swap_and_comparable_players(tmp_path: Path) -> None:
     """TEAM-COMP-4: the TDs allowed boards 1 and 2 to swap; boards 3 and 4 30 apart: a warning."""
-    w = World(tmp_path, '[composition]\nallowed_swaps = [{ team = "Alpha", boards = [2, 1] }]\n')
+    w = AuditWorld(tmp_path, '[composition]\nallowed_swaps = [{ team = "Alpha", boards = [2, 1] }]\n')
     ordered_team(w, [2300, 2420, 2100, 2130])
     assert w.run("team_comp_board_order") == [
         (
@@ -531,8 +531,8 @@ def test_team_comp_4_allowed_swap_and_comparable_players(tmp_path: Path) -> None
 # --------------------------------------------------------------------------- TEAM-COMP-5, 6
 
 
-def substitute_world(tmp_path: Path, sub_rating: int) -> World:
-    w = World(tmp_path)
+def substitute_world(tmp_path: Path, sub_rating: int) -> AuditWorld:
+    w = AuditWorld(tmp_path)
     w.team("Alpha", ["A1", "A2", "A3", "A4", "Sub"])
     w.team("Beta", ["B1", "B2", "B3", "B4"])
     w.pairing("swiss", 3, "Alpha", "Beta", t(2026, 9, 15))
@@ -665,7 +665,7 @@ def test_team_comp_8_clean_one_captain_change(tmp_path: Path) -> None:
 def test_team_comp_8_changes_knockout_and_directors(tmp_path: Path) -> None:
     """TEAM-COMP-8: two captain changes; the captain sitting out a knockout round; a TD as captain;
     two TDs on one team."""
-    w = World(tmp_path, '[composition]\ntournament_directors = ["Beta1", "Beta2"]\n')
+    w = AuditWorld(tmp_path, '[composition]\ntournament_directors = ["Beta1", "Beta2"]\n')
     w.team("Alpha", ["Alpha1", "Alpha2", "Alpha3", "Alpha4", "Alpha5"])
     w.team("Beta", ["Beta1", "Beta2", "Beta3", "Beta4"])
     w.pairing("knockout", 1, "Alpha", "Beta", t(2026, 10, 20))
@@ -713,15 +713,15 @@ def test_team_comp_8_changes_knockout_and_directors(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- TEAM-CAP-1..6
 
 
-def cap_world(tmp_path: Path, titles: list[str] | None = None) -> World:
-    w = World(tmp_path)
+def cap_world(tmp_path: Path, titles: list[str] | None = None) -> AuditWorld:
+    w = AuditWorld(tmp_path)
     w.team("Kings", ["K1", "K2", "K3", "Capper"], titles)
     w.rating_path("Capper", [(t(2024, 12, 1), 2150, 50.0)])
     return w
 
 
 def cross(
-    w: World,
+    w: AuditWorld,
     day: dt.datetime,
     peak: int = 2201,
     rd: float | None = 50.0,
@@ -861,7 +861,7 @@ def test_team_cap_4_above_for_30_hours(tmp_path: Path) -> None:
 def test_team_cap_1_cap_by_titles(tmp_path: Path, titles: list[str], cap: int, why: str) -> None:
     """TEAM-CAP-1: two AGM-or-higher → 2000; only one ASGM → 2100; only one AGM → 2150. One point
     above the cap on 3 days is above; at the cap is not."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.team("Kings", ["K1", "K2", "K3", "Capper"], titles)
     w.rating_path("Capper", [(t(2024, 12, 1), cap - 50, 50.0)])
     g = [
@@ -880,7 +880,7 @@ def test_team_cap_1_cap_by_titles(tmp_path: Path, titles: list[str], cap: int, w
 def test_team_cap_falls_back_to_the_daily_history(tmp_path: Path) -> None:
     """TEAM-CAP resolution: no games stored since 2025-01-01, only the daily rating history: three
     end-of-day ratings above the cap, RD unknown → a warning that says so."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.team("Kings", ["K1", "K2", "K3", "Capper"])
     for day, rating in (
         (dt.date(2025, 2, 1), 2210),
@@ -907,7 +907,7 @@ def test_team_cap_falls_back_to_the_daily_history(tmp_path: Path) -> None:
 def test_team_cap_rating_carried_in_at_cap_since(tmp_path: Path) -> None:
     """TEAM-CAP-2: rated 2230 from 2024-12-30 and no game since: above the cap from 2025-01-01 on
     (TEAM-CAP-4, held until the audit), found above on 2025-01-02 00:00, before 2025-04-25 (TEAM-CAP-6)."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.team("Kings", ["K1", "K2", "K3", "Capper"])
     [g] = w.rating_path("Capper", [(t(2024, 12, 30), 2230, 50.0)])
     rows = w.run("team_cap")
@@ -922,7 +922,7 @@ def test_team_cap_rating_carried_in_at_cap_since(tmp_path: Path) -> None:
 
 def test_team_cap_substitute_on_board_4_is_held_to_the_cap(tmp_path: Path) -> None:
     """TEAM-CAP-1: the 5th member playing board 4 (a substitute ruling) is a board-4 player."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.team("Kings", ["K1", "K2", "K3", "K4", "Sub"])
     w.pairing("swiss", 2, "Kings", "Kings2", t(2026, 9, 8))
     w.override("swiss", 2, "k4", "substitute", "sub")
@@ -938,8 +938,8 @@ def test_team_cap_substitute_on_board_4_is_held_to_the_cap(tmp_path: Path) -> No
 SWISS = [("0+2", 8), ("2+5", 4), ("1+2", 6)]
 
 
-def conduct_world(tmp_path: Path, gaps: list[float], kind: str = "team") -> tuple[World, list[str]]:
-    w = World(tmp_path, kind=kind)
+def conduct_world(tmp_path: Path, gaps: list[float], kind: str = "team") -> tuple[AuditWorld, list[str]]:
+    w = AuditWorld(tmp_path, kind=kind)
     if kind == "team":
         w.team("Alpha", ["A1", "Ann", "A3", "A4"])
         w.team("Beta", ["B1", "Bob", "B3", "B4"])
@@ -1076,14 +1076,14 @@ def test_team_conduct_3_two_forfeits(tmp_path: Path) -> None:
 
 
 def test_acwc_elig_1_clean(tmp_path: Path) -> None:
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("early", "Early", 1, created_at=t(2021, 2, 28, 23, 59))
     assert w.run("acwc_elig_account_age") == []
 
 
 def test_acwc_elig_1_created_after_the_deadline(tmp_path: Path) -> None:
     """ACWC-ELIG-1: created before 2021-03-01 00:00 UTC; 2021-03-01 00:00 itself is too late."""
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("late", "Late", 1, created_at=t(2021, 3, 1))
     assert w.run("acwc_elig_account_age") == [
         (
@@ -1098,7 +1098,7 @@ def test_acwc_elig_1_created_after_the_deadline(tmp_path: Path) -> None:
 
 
 def test_acwc_elig_2_clean(tmp_path: Path) -> None:
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("keen", "Keen", 1, games=3000, created_at=t(2017, 1, 1))
     assert w.run("acwc_elig_games") == []
 
@@ -1107,7 +1107,7 @@ def test_acwc_elig_2_fewer_than_100_games(tmp_path: Path) -> None:
     """ACWC-ELIG-2: 100 rated antichess games before 2021-09-01. Few (created 2017, before the stored
     games begin 2018-09-01): the profile's 700 minus 650 stored since = 50; Newish (created 2020,
     all stored): 99."""
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("few", "Few", 1, games=700, created_at=t(2017, 1, 1))
     w.rated_games("Few", 650, t(2021, 9, 1, 1), dt.timedelta(hours=2))
     w.member("newish", "Newish", 1, games=99, created_at=t(2020, 1, 1))
@@ -1139,7 +1139,7 @@ def test_acwc_elig_2_incomplete_history_is_a_warning_with_both_numbers(tmp_path:
     and 40 since, but its profile counts 200: 200 - 40 = 160 >= 100 were played before the cut-off.
     The stored history is incomplete: a warning with both numbers (60 stored, 160 from the profile),
     not an error from the stored games alone."""
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("gappy", "Gappy", 1, games=200, created_at=t(2020, 1, 1))
     w.rated_games("Gappy", 60, t(2021, 5, 1))
     w.rated_games("Gappy", 40, t(2021, 9, 2))
@@ -1162,7 +1162,7 @@ def test_acwc_elig_2_short_by_both_counts_is_an_error(tmp_path: Path) -> None:
     Short: 60 stored before 2021-09-01, the profile's 130 minus 40 stored since = 90: both short of
     100, an error with both numbers. Consistent: 70 stored, profile 110 minus 40 = 70, as stored:
     the error from the stored games (every game of the account is stored)."""
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("short", "Short", 1, games=130, created_at=t(2020, 1, 1))
     w.rated_games("Short", 60, t(2021, 5, 1))
     w.rated_games("Short", 40, t(2021, 9, 2))
@@ -1193,7 +1193,7 @@ def test_acwc_elig_2_short_by_both_counts_is_an_error(tmp_path: Path) -> None:
 
 def test_acwc_elig_3_clean(tmp_path: Path) -> None:
     """ACWC-ELIG-3: a single cheat-detected game lost in 2019 (before 2020-09-01, only one since 2018-09-01)."""
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("once", "Once", 1)
     w.game("Once", "Outsider1", t(2019, 1, 1), "black", status="cheat")
     assert w.run("acwc_elig_disqualifying") == []
@@ -1202,7 +1202,7 @@ def test_acwc_elig_3_clean(tmp_path: Path) -> None:
 def test_acwc_elig_3_disqualifying(tmp_path: Path) -> None:
     """ACWC-ELIG-3: a cheat-detected game lost 2021-02-01 (since 2020-09-01); two lost since
     2018-09-01; a BOT (error); a tosViolation of unknown kind and date (warning)."""
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("recent", "Recent", 1)
     w.member("twice", "Twice", 1)
     w.member("robot", "Robot", 1, lichess_title="BOT")
@@ -1251,10 +1251,10 @@ def test_acwc_elig_3_disqualifying(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- ACWC-SEED-1
 
 
-def seed_world(tmp_path: Path, seed: int | None) -> tuple[World, list[str]]:
+def seed_world(tmp_path: Path, seed: int | None) -> tuple[AuditWorld, list[str]]:
     """Ratings: 2400 carried in at 2021-03-01 (a game in 2020), 2450 peak on 2021-05-01 (intraday:
     back to 2430 the same day), 2420 after the last game before 2021-09-01, 2600 after it."""
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("seedy", "Seedy", 1, seed_rating=seed)
     ids = w.rating_path(
         "Seedy",
@@ -1296,7 +1296,7 @@ def test_seeding_view_sources_and_the_carried_in_peak(tmp_path: Path) -> None:
     stored games at all the daily history is the source, and the view says so."""
     import duckdb
 
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("carry", "Carry", 1)
     w.member("daily", "Daily", 1)
     w.rating_path("Carry", [(t(2021, 2, 1), 2500, 50.0), (t(2021, 8, 1), 2480, 50.0)])
@@ -1377,7 +1377,7 @@ RULING_TEXT = "zero_draw (alpha2): both unavailable, no one at fault"
 
 def test_team_score_4_unplayed_clean(tmp_path: Path) -> None:
     """TEAM-SCORE-4: a board the TD ruled a 0-0 draw (counted as played) and fully played boards: nothing to rule."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     w.scored_match(
         "swiss", 3, "Alpha", "Beta", [("Alpha1", "Beta1", "played"), ("Alpha2", "Beta2", RULING_TEXT)], "a", "Alpha"
     )
@@ -1389,7 +1389,7 @@ def test_team_score_4_unplayed_boards_wait_for_a_ruling(tmp_path: Path) -> None:
     Alpha v Beta: boards 2 and 4 have no game and no ruling, no side reached the winning total → the
     match is unplayed. Gamma v Delta: board 3 has no game, but Gamma had won (TEAM-SCORE-3) → it
     stands, the board's points wait. One error a match, naming the rulings a TD can give."""
-    w = World(tmp_path)
+    w = AuditWorld(tmp_path)
     for name in ("Alpha2", "Beta2", "Alpha4", "Beta4", "Gamma3", "Delta3"):
         w.member(name[:-1], name, int(name[-1]))
     w.scored_match(
@@ -1448,7 +1448,7 @@ def test_team_score_4_unplayed_boards_wait_for_a_ruling(tmp_path: Path) -> None:
 
 def test_acwc_unplayed_clean(tmp_path: Path) -> None:
     """ACWC-CONDUCT-1: a played match and one the TD ruled a 0-0 draw."""
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("ann", "Ann", 1)
     w.member("bob", "Bob", 1)
     w.scored_match("qualification", 2, "ann", "bob", [("ann", "bob", "played")], "a", "ann", due=10)
@@ -1459,7 +1459,7 @@ def test_acwc_unplayed_clean(tmp_path: Path) -> None:
 def test_acwc_unplayed_match_waits_for_a_ruling(tmp_path: Path) -> None:
     """ACWC-CONDUCT-1 / ACWC-DQ-1: qualification round 2 ([2021-09-14, 2021-09-21)) with no game and no
     ruling after its margin: unplayed, with display names."""
-    w = World(tmp_path, kind="individual")
+    w = AuditWorld(tmp_path, kind="individual")
     w.member("ann", "Ann", 1)
     w.member("bob", "Bob", 1)
     w.scored_match("qualification", 2, "ann", "bob", [("ann", "bob", "unplayed")], "unplayed", due=10)
@@ -1480,9 +1480,9 @@ def test_acwc_unplayed_match_waits_for_a_ruling(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- every file, together
 
 
-def violations_everywhere(tmp_path: Path, kind: str) -> World:
+def violations_everywhere(tmp_path: Path, kind: str) -> AuditWorld:
     """A world with violations of many rules at once (young, BOT, closed, cheat, titles...)."""
-    w = World(tmp_path, STRONGEST, kind=kind)
+    w = AuditWorld(tmp_path, STRONGEST, kind=kind)
     if kind == "team":
         w.team("Alpha", ["Pinni", "Preslav", "A3", "Capper", "Beepboop"], ["AGM", "AGM", "ASGM", "", ""])
     else:
@@ -1591,7 +1591,7 @@ def test_team_comp_8_captain_history_records_changes_only(tmp_path: Path) -> Non
     from pipeline.model import Member, Roster
     from pipeline.stages import audit as audits
 
-    path = World(tmp_path).build()
+    path = AuditWorld(tmp_path).build()
     first = Roster((Member("Alpha", "a1", "A1", 1, "", True), Member("Alpha", "a2", "A2", 2, "", False)))
     second = Roster((Member("Alpha", "a1", "A1", 1, "", False), Member("Alpha", "a2", "A2", 2, "", True)))
     con = store.connect(path)
@@ -1611,7 +1611,7 @@ def test_allowed_swaps_must_name_a_team_of_teams_csv(tmp_path: Path) -> None:
     from pipeline.model import Member, Roster
     from pipeline.stages.audit import check_config
 
-    w = World(tmp_path, '[composition]\nallowed_swaps = [{ team = "Nobody", boards = [1, 2] }]\n')
+    w = AuditWorld(tmp_path, '[composition]\nallowed_swaps = [{ team = "Nobody", boards = [1, 2] }]\n')
     with pytest.raises(InputError) as exc:
         check_config(w.config, Roster((Member("Alpha", "a1", "A1", 1, "", True),)))
     assert (

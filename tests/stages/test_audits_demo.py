@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from audit_world import World
+from audit_world import AuditWorld
 from demo_audit import errors_not_planted, findings, planted_audit_rows, planted_not_found, rows, trap_findings
 
 from pipeline.store import gateway as store
@@ -114,7 +114,7 @@ def test_the_duckdb_cli_runs_each_audit_file_on_the_published_snapshot(
 def cli_world(tmp_path: Path, bot: bool) -> Path:
     """A tournament with its TD files and a database holding one team's profiles (no games; recent
     games not required so the clean team has no error)."""
-    w = World(tmp_path, "[eligibility]\nmin_recent_games = 0\n")
+    w = AuditWorld(tmp_path, "[eligibility]\nmin_recent_games = 0\n")
     names = ["Alpha1", "Alpha2", "Alpha3", "Alpha4"] + (["Beepboop"] if bot else [])
     for board, name in enumerate(names, 1):
         w.member("Alpha", name, board, captain=board == 1)

@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from pipeline.sim.games import DemoPlayer, PlayedGame, World, history_json, user_json  # noqa: E402
+from pipeline.sim.games import DemoPlayer, EloWorld, PlayedGame, history_json, user_json  # noqa: E402
 from pipeline.domain.timecontrol import parse_time_control  # noqa: E402
 
 PLAYERS = {  # id: (display name, rating, account created)
@@ -84,7 +84,7 @@ STANDARD_MOVES = ("e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "B
 
 
 def main() -> None:
-    world = World(seed=7)
+    world = EloWorld(seed=7)
     players = {pid: DemoPlayer(name, rating, dt.datetime(2020, 1, 15, tzinfo=dt.UTC), 1500) for pid, (name, rating) in PLAYERS.items()}
     for p in players.values():
         p.history[dt.date(2026, 2, 28)] = p.rating

@@ -1,0 +1,163 @@
+"""Matches as the demo plays them: one board's chain of games (``play_board``), Swiss pairings
+without rematches, and the knockout's size (TEAM-FMT-1)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.domain.timecontrol import parse_time_control
+from pipeline.sim.season.calendar import POINTS, from_ms
+from pipeline.sim.season.world import Player, SeasonWorld, Winner, WinnerRule, crosses_a_cap
+
+Parts = tuple[tuple[str, int], ...]  # (clock, games) in the order they are played
+Extra = Callable[[dt.datetime], dt.datetime]  # planted games after a game's end; returns when they end
+
+
+@dataclass
+class BoardMatch:
+    """One board of a team match (or an individual match): its games, played one after another."""
+
+    stage: str
+    round: int
+    team_a: str
+    team_b: str
+    board: int
+    a: Player
+    b: Player
+    parts: Parts
+    points: dict[str, float] = field(default_factory=lambda: {"a": 0.0, "b": 0.0})
+    game_ids: list[str] = field(default_factory=list)
+    stop_at: float | None = None  # ACWC-Q-2: stop once either player reaches this
+    rated: bool = True
+    scoring: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(POINTS))  # clock → (win, draw)
+    counts_until: dt.datetime | None = (
+        None  # TEAM-FMT-3: games created from here on are outside the window, not counted
+    )
+
+    def count(self, g: dict[str, Any], a_white: bool, tc_text: str) -> None:
+        """Add a played game to the board's points (not one outside the window)."""
+        self.game_ids.append(g["id"])
+        win, draw = self.scoring[tc_text]
+        w = g.get("winner")
+        if self.counts_until is not None and from_ms(g["createdAt"]) >= self.counts_until:
+            pass  # outside the window: the pipeline does not count it, nor do the demo's standings
+        elif w is None:
+            self.points["a"] += draw
+            self.points["b"] += draw
+        else:
+            self.points["a" if (w == "white") == a_white else "b"] += win
+
+
+def tie_results(parts: Parts) -> list[str]:
+    """Forced results giving each part an even split: the board (and so the match) ends level."""
+    results = []
+    for _, n in parts:
+        results += ["a", "b"] * (n // 2) + ["d"] * (n % 2)
+    return results
+
+
+def _forced_winner(pool: list[str], white: Player, black: Player, a_white: bool) -> Callable[[dt.datetime], Winner]:
+    """A result chosen when the game is played: the part's first remaining result that keeps capped
+    players under their cap (the part's total is the same in any order)."""
+
+    def as_winner(r: str) -> Winner:
+        return None if r == "d" else ("white" if (r == "a") == a_white else "black")
+
+    def forced(t: dt.datetime) -> Winner:
+        pick = next((j for j, r in enumerate(pool) if not crosses_a_cap(white, black, as_winner(r), t)), 0)
+        return as_winner(pool.pop(pick))
+
+    return forced
+
+
+def _next_start(
+    rng: random.Random,
+    parts_of: list[int],
+    i: int,
+    end: dt.datetime,
+    gap_before_part: dict[int, dt.timedelta] | None,
+    break_after: dict[int, dt.timedelta] | None,
+) -> dt.datetime:
+    """When game i + 1 starts after game i ended at `end`: 10-40 s later, 20-50 s between parts
+    (TEAM-CONDUCT-2), unless a planted gap or break says otherwise (the random draws happen anyway)."""
+    nxt = end + dt.timedelta(seconds=rng.randint(10, 40))
+    if i + 1 < len(parts_of) and parts_of[i + 1] != parts_of[i]:
+        between = dt.timedelta(seconds=rng.randint(20, 50))
+        nxt = end + (gap_before_part or {}).get(parts_of[i + 1], between)
+    if break_after and i in break_after:
+        nxt = end + break_after[i]
+    return nxt
+
+
+def play_board(
+    world: SeasonWorld,
+    bm: BoardMatch,
+    start: dt.datetime,
+    results: list[str] | None = None,
+    extras: dict[int, Extra] | None = None,
+    gap_before_part: dict[int, dt.timedelta] | None = None,
+    break_after: dict[int, dt.timedelta] | None = None,
+) -> None:
+    """Schedule the board's games as a chain: each starts 10-40 s after the previous one ended
+    (20-50 s between parts, TEAM-CONDUCT-2). `results` forces outcomes ('a', 'b', 'd') game by game;
+    `extras[i]` plays planted games after game i; gaps and breaks are planted delays."""
+    plan = [(tc, pi) for pi, (tc, n) in enumerate(bm.parts) for _ in range(n)]
+    parts_of = [part for _, part in plan]
+    pools: dict[int, list[str]] = {}  # forced results per part, played in an order that keeps caps
+    for i, (_, part) in enumerate(plan):
+        if results is not None and i < len(results):
+            pools.setdefault(part, []).append(results[i])
+
+    def schedule(i: int, at: dt.datetime) -> None:
+        if i >= len(plan):
+            return
+        if bm.stop_at is not None and max(bm.points.values()) >= bm.stop_at:
+            return  # ACWC-Q-2: the players may stop once either reaches 5.5
+        tc_text, part = plan[i]
+        a_white = i % 2 == 0
+        white, black = (bm.a, bm.b) if a_white else (bm.b, bm.a)
+        winner: WinnerRule = _forced_winner(pools[part], white, black, a_white) if pools.get(part) else False
+
+        def done(g: dict[str, Any]) -> None:
+            bm.count(g, a_white, tc_text)
+            end = from_ms(g["lastMoveAt"])
+            if extras and i in extras:
+                end = extras[i](end)
+            schedule(i + 1, _next_start(world.rng, parts_of, i, end, gap_before_part, break_after))
+
+        world.add(at, white, black, parse_time_control(tc_text), rated=bm.rated, winner=winner, on_done=done)
+
+    schedule(0, start)
+
+
+def swiss_pairs(order: list[str], played: set[frozenset[str]]) -> list[tuple[str, str]]:
+    """Pair down the standings, skipping rematches (backtracking), as a TD would."""
+
+    def solve(left: list[str]) -> list[tuple[str, str]] | None:
+        if not left:
+            return []
+        first = left[0]
+        for j in range(1, len(left)):
+            if frozenset((first, left[j])) in played:
+                continue
+            rest = solve(left[1:j] + left[j + 1 :])
+            if rest is not None:
+                return [(first, left[j]), *rest]
+        return None
+
+    pairs = solve(order)
+    if pairs is None:
+        raise ValueError("no Swiss pairing without a rematch")
+    return pairs
+
+
+def knockout_size(teams: int) -> int:
+    """TEAM-FMT-1: 10-15 teams → 4, 16-31 → 8, 32-63 → 16; more than 63 → a candidates stage the TD
+    configures (the demo stands in a 16-team knockout for it)."""
+    if teams < 10:
+        raise ValueError(f"{teams} teams: TEAM-FMT-1 needs at least 10")
+    return 4 if teams <= 15 else 8 if teams <= 31 else 16
