@@ -7,7 +7,7 @@ the error distribution of ``rd_est`` against the true post-game RD, the share of
 inside ``[rd_low, rd_high]``, and how often ``rd_est > 80`` disagrees with ``true > 80`` (the
 TEAM-CAP-5 threshold), overall and at the planted cap crossings.
 
-    python benchmarks/rd_accuracy.py                       # the quick start's data/demo (read-only)
+    python benchmarks/rd_accuracy.py                       # the quick start's demo, data/demo (read-only)
     python benchmarks/rd_accuracy.py --demo DIR            # another built and ingested demo
     python benchmarks/rd_accuracy.py --build [--seed N]    # build a demo into a temp dir and read its files
 
@@ -35,7 +35,7 @@ from pipeline.domain import rd
 from pipeline.lichess import client as lichess
 from pipeline.store import gateway as store
 
-DEFAULT_DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"  # where the quick start writes it
+DEFAULT_DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"  # where the README's quick start builds it
 THRESHOLD = 80.0
 
 
@@ -122,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="rd-accuracy-") as tmp:
         demo = args.demo
+        if not args.build and not demo.is_dir():
+            ap.error(f"no demo at {demo}: build one (antichess-td demo --out {demo}), or pass --demo DIR or --build")
         if args.build:
             from pipeline.sim.season import build_season
 

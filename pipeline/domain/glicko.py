@@ -1,7 +1,7 @@
 """Glicko-2 as Lichess rates antichess games: pre-game ratings, ratingDiff and live RD.
 
-Pure: frozen dataclasses, no I/O, no clock, no randomness. Written from these public sources
-(read, not copied):
+Pure: frozen dataclasses, no I/O, no clock, no randomness. Written from these public sources,
+read, not copied:
 
 * Mark E. Glickman, "Example of the Glicko-2 system" (2012, http://www.glicko.net/glicko/glicko2.pdf),
   steps 1-8; its worked example is a test in tests/domain/test_glicko.py.

@@ -4,7 +4,8 @@ Expectations come from published sources or are worked out by hand, never from t
 * Glickman, "Example of the Glicko-2 system" (2012), section "Example calculation";
 * scalachess ``test-kit/src/test/scala/rating/glicko/GlickoCalculatorTest.scala``: single games
   rated with ``computeGame(..., skipDeviationIncrease = true)``, tau 0.75;
-* the reference notes /work/shared/reference/lichess-api.md section 2 (RD 60 -> 110 in a year);
+* lila ``modules/rating/src/main/Glicko.scala``, whose comment on the rating periods per day says a
+  typical player's RD goes from 60 to 110 in a year of not playing;
 * lila ``Glicko.scala`` / ``PerfExt.scala`` / ``RatingRegulator.scala`` for the clamps, the ±700
   cap, the sanity reset and the antichess gain factor 1.02.
 """
@@ -46,7 +47,7 @@ def established(rating: float, rd: float = 60.0, vol: float = 0.06, at: dt.datet
 
 
 def test_constants_match_lichess() -> None:
-    """lila Glicko.scala / scalachess model.scala, as listed in the reference notes section 2."""
+    """The constants as lila ``Glicko.scala`` and scalachess ``glicko/model.scala`` write them."""
     assert (glicko.SCALE, glicko.TAU, glicko.RATING_PERIODS_PER_DAY) == (173.7178, 0.75, 0.21436)
     assert (MIN_DEVIATION, MAX_DEVIATION, PROVISIONAL_DEVIATION, MAX_VOLATILITY) == (45, 500, 110, 0.1)
     assert (glicko.MIN_RATING, glicko.MAX_RATING, glicko.MAX_RATING_DELTA) == (400, 4000, 700)
@@ -145,7 +146,8 @@ def test_rate_period_matches_scalachess_published_games(w, b, winner, w_exp, b_e
 
 @pytest.mark.parametrize(("sigma", "expected"), [(0.06, 110.0), (0.09, 150.7)])
 def test_live_deviation_reference_check(sigma: float, expected: float) -> None:
-    """Reference notes section 2: RD 60, 365 days without games => 110.0 (sigma 0.06), 150.7 (0.09)."""
+    """lila's "RD 60 -> 110 in a year": Glickman step 6 over 365 x 0.21436 periods from RD 60 gives
+    173.7178 * sqrt((60/173.7178)^2 + 78.24 * sigma^2) = 110.0 (sigma 0.06), 150.7 (sigma 0.09)."""
     r = Rating(1500, 60, sigma, T0)
     assert abs(live_deviation(r, T0 + dt.timedelta(days=365)) - expected) < 0.1
 

@@ -259,12 +259,12 @@ def test_acwc_c_2_a_sub_group_the_mutual_criteria_cannot_split_goes_on_to_the_ov
 
 def test_challonge_worked_example_under_the_plain_policy() -> None:
     """TEAM-TB-1 'plain' (Challonge, which the ACWC rules once linked): opponents' scores without the
-    best and the worst — the published example (../shared/reference/tiebreak_vectors)."""
+    best and the worst — the published example (tests/data/reference/tiebreak_vectors)."""
     import json
 
     path = (
-        Path(__file__).resolve().parents[3]
-        / "shared"
+        Path(__file__).resolve().parents[1]
+        / "data"
         / "reference"
         / "tiebreak_vectors"
         / "published_worked_examples.json"

@@ -1,6 +1,7 @@
 """Buchholz under the unplayed-round policies, against the published vectors in
-../shared/reference/tiebreak_vectors (FIDE C.07 Art. 16 byes computed by TieBreakServer and
-tiebreak-core, which agree; the Laxman example of the FIDE Arbiters' Manual 2026)."""
+tests/data/reference/tiebreak_vectors (FIDE C.07 Art. 16 byes computed by TieBreakServer and
+tiebreak-core, which agree; the Laxman example of the FIDE Arbiters' Manual 2026; PROVENANCE.md
+there says where each is from)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from pipeline.domain.tiebreak import Entry, buchholz
 
-VECTORS = Path(__file__).resolve().parents[3] / "shared" / "reference" / "tiebreak_vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "reference" / "tiebreak_vectors"
 
 # swiss5_art16.trf: players 1-4, 5 rounds (U pairing-allocated bye, H half-point bye, Z zero-point bye)
 SWISS5 = {

@@ -1,4 +1,5 @@
-"""Replay-server conformance with real Lichess responses (../shared/reference/lichess-api-examples).
+"""Replay-server conformance with real Lichess responses (tests/data/reference/lichess-api-examples,
+the examples published with the Lichess API specification; PROVENANCE.md there says where each is from).
 
 Two checks:
 1. served through the replay server, the recorded responses come back with the same key sets
@@ -19,7 +20,7 @@ import requests
 from pipeline.sim import replay
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT.parent / "shared" / "reference" / "lichess-api-examples"
+EXAMPLES = ROOT / "tests" / "data" / "reference" / "lichess-api-examples"
 DEMO = ROOT / "tests" / "data" / "season" / "lichess"
 AUTH = {"Authorization": "Bearer test-token"}
 
