@@ -20,15 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import duckdb
 import polars as pl
 
 from pipeline.domain import rd
 from pipeline.store import gateway as store
-
-RD_CODE = hashlib.sha256(Path(rd.__file__).read_bytes()).hexdigest()[:16]  # a new estimator starts afresh
 
 
 @dataclass
@@ -38,7 +35,9 @@ class EstimateStats:
 
 
 def _settings(ids: tuple[str, ...], default_opponent_rd: float) -> str:
-    return json.dumps({"players": sorted(ids), "default_opponent_rd": default_opponent_rd, "code": RD_CODE})
+    return json.dumps(
+        {"players": sorted(ids), "default_opponent_rd": default_opponent_rd, "estimator": rd.ESTIMATOR_VERSION}
+    )
 
 
 def _digests(games: pl.DataFrame, n: int) -> tuple[str, str]:

@@ -356,11 +356,14 @@ def test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table(demo: dic
     assert all(checked[(three, d)] <= 80 for d, _ in _crossing_days(cases[three][2]))
 
 
-def test_nightly_estimates_resume_and_equal_one_run_over_all_games(demo: dict[str, object], tmp_path: Path) -> None:
+def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
+    demo: dict[str, object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """TEAM-CAP-5's estimates are rated game after game, so a night rates only the games after the
     last one it rated (rating_estimate_cursor) from the saved state (rating_estimate_tracks), and
     the table equals one run over all the games. A game that arrives late and sorts before the
-    cursor, or a changed list of players, rates everything again — with the same result."""
+    cursor, a changed list of players or a new ESTIMATOR_VERSION rates everything again — with the
+    same result."""
     out: Path = demo["out"]  # type: ignore[assignment]
     ids = tuple(s.lower() for s in _cap_cases(out))
     keep = set(ids)
@@ -403,6 +406,11 @@ def test_nightly_estimates_resume_and_equal_one_run_over_all_games(demo: dict[st
         fifth = ratings.EstimateStats()  # another player list: afresh
         ratings.write_rating_estimates(nightly, ids[:-1], stats=fifth)
         assert not fifth.resumed
+        ratings.write_rating_estimates(nightly, ids)
+        sixth = ratings.EstimateStats()  # a new estimator version: afresh, same table
+        monkeypatch.setattr(rd, "ESTIMATOR_VERSION", rd.ESTIMATOR_VERSION + 1)
+        ratings.write_rating_estimates(nightly, ids, stats=sixth)
+        assert (sixth.resumed, sixth.games_rated) == (False, len(rows)) and table(nightly).equals(want)
     finally:
         fresh.close()
         nightly.close()
