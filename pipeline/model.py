@@ -363,7 +363,7 @@ ACTIONS = ("forfeit", "zero_draw", "exclude_game", "include_game", "armageddon",
 
 @dataclass(frozen=True)
 class Override:
-    """One TD ruling from overrides.csv (contract 5), kept with its reason and line.
+    """One TD ruling from overrides.csv (format: docs/td-guide.md), kept with its reason and line.
 
     forfeit       subject forfeits the board (value empty) or one part (value = its clock) → the
                   opponent scores it (TEAM-DQ-1, counted for TEAM-CONDUCT-3)

@@ -1,4 +1,4 @@
-"""Fault-injection scenarios, shared by tests/lichess/test_faults.py and benchmarks/faults.py (issue 9).
+"""Fault-injection scenarios, shared by tests/lichess/test_faults.py and benchmarks/faults.py.
 
 A scenario runs the real path (replay server on 127.0.0.1 with injected faults → berserk →
 DuckDB file, or the real ``python -m pipeline`` CLI killed with SIGKILL and rerun) and is judged

@@ -1,4 +1,4 @@
-"""Writing small Lichess datasets (contract 3 layout) for tests."""
+"""Writing small Lichess datasets (the dataset format of docs/ingestion.md) for tests."""
 
 from __future__ import annotations
 

@@ -176,7 +176,7 @@ def test_nightly_flow_rerun_is_idempotent(skeleton: Path, prefect_api_url: str) 
     # the second night: profiles unchanged and every round window closed before the first night →
     # one profile request, nothing downloaded again (ingest.py request plan)
     assert (second["ingest"]["requests"], second["ingest"]["games_fetched"]) == (1, 0)
-    # each listed game is verified once (issue 5 items 2-3): all 35 the first night, none the second
+    # each listed game is verified once: all 35 the first night, none the second
     assert (first["score"]["verified"], first["score"]["mismatches"], second["score"]["verified"]) == (35, 0, 0)
 
 

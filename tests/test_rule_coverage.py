@@ -1,4 +1,4 @@
-"""Every scoring rule ID of issue 5 (and the rest of RULES.md's scoring and format rules) is named
+"""Every scoring, format and tiebreak rule ID (the rules page, docs/rules.md) is named
 by at least one test, so a rule cannot silently lose its test."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``antichess-td``: a thin CLI over ``pipeline.stages.steps`` and the Prefect flow.
 
-Exit codes (contract 1): 0 success; 1 ``audit --fail-on-findings`` found an error; 2 bad input
+Exit codes (docs/td-guide.md, Run it): 0 success; 1 ``audit --fail-on-findings`` found an error; 2 bad input
 (config, TD files, dataset), with one message naming the file, the line or key, and what was
 expected; 3 the run failed for an outside reason (Lichess unreachable, another run writing, ...),
 the message says which; 4 an internal error (the traceback is in the log file); 130 / 143 a run

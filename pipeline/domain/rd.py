@@ -2,8 +2,9 @@
 
 Pure: polars in, polars out; no DuckDB, clock or environment. TEAM-CAP-5 ("a crossing made while
 the RD is above 80 does not count") needs the RD at every game, and Lichess publishes no RD
-history (reference/lichess-api.md section 6.1); RULES.md's resolution says: reconstruct it as
-Lichess runs Glicko-2, or say "RD unknown". This module reconstructs it.
+history (its rating history holds one rating a day, no RD; profiles give only today's RD). The
+rule is applied by reconstructing the RD as Lichess runs Glicko-2, or saying "RD unknown"
+(docs/rd.md). This module reconstructs it.
 
 The maths (Glicko-2 units: mu = (r - 1500) / S, phi = RD / S, S = 173.7178)
 --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The TD's input files (contract 5): ``teams.csv`` or ``players.csv``, and ``pairings.csv``.
+"""The TD's input files (docs/td-guide.md): ``teams.csv`` or ``players.csv``, and ``pairings.csv``.
 
 Every error names the file, the line and what was expected, e.g.
 ``teams.csv line 7: board 6 for player 'foo': expected 1-5``. Lichess names are

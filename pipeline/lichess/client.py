@@ -1,6 +1,6 @@
 """The Lichess adapter: the only module that imports berserk, and where Lichess payloads get types.
 
-Facts it relies on (reference/lichess-api.md):
+Facts it relies on (Lichess's API and berserk 0.14; docs/ingestion.md):
 
 * ``base_url`` must be a server root (berserk drops a path prefix).
 * berserk sets no timeout: the session below adds one to every request.
@@ -72,7 +72,9 @@ class FetchStats:
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How the one lane to Lichess behaves when Lichess pushes back (reference/lichess-api.md §1.10).
+    """How the one lane to Lichess behaves when Lichess pushes back (docs/ingestion.md, Failures).
+
+    Lichess asks for one request at a time and, after an HTTP 429, a wait of a minute or more.
 
     HTTP 429 → wait at least ``rate_limit_wait_s`` (60 s, as Lichess asks; Retry-After if longer),
     doubling on each further 429; 5xx and connection errors/timeouts → ``max_retries`` retries with

@@ -1,6 +1,6 @@
 """Ingest: Lichess (through the adapter) → raw tables → typed tables, incrementally and resumably.
 
-The request plan for N registered players (reference/lichess-api.md):
+The request plan for N registered players (docs/ingestion.md):
 
 * profiles: ``POST /api/users`` in chunks of 300 — ``ceil(N/300)`` requests;
 * rating history: one request per player whose profile's antichess (games, rating) changed since
@@ -255,7 +255,7 @@ def load_rating_history(
         report.rejected += 1
         return "rejected"
     if not points and user.antichess_games > 0:
-        # Lichess answers [] to requests without a token (reference §1.3): keep what we have, retry next run
+        # Lichess may answer [] to history requests without a token: keep what we have, retry next run
         report.warnings.append(
             f"player {uid!r}: the rating history came back empty although the profile shows "
             f"{user.antichess_games} rated antichess games — is the Lichess token set?"

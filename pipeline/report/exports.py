@@ -1,4 +1,4 @@
-"""CSV exports (contract 6): a header row, UTC ISO-8601 times, no spreadsheet-formula injection.
+"""CSV exports (docs/td-guide.md, Exports): a header row, UTC ISO-8601 times, no spreadsheet-formula injection.
 
 A text cell that starts with ``= + - @``, a tab or a carriage return would be run as a formula
 by spreadsheet programs (a Lichess name cannot start with one, but a team name can); such cells
@@ -69,7 +69,7 @@ def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Sequence[Any]])
             line.seek(0)
             line.truncate()
             w.writerow(cells)
-            f.write(line.getvalue()[:-2] + "\n")  # LF line ends (contract 6)
+            f.write(line.getvalue()[:-2] + "\n")  # LF line ends, as every export
 
         put(columns)
         for row in rows:

@@ -163,7 +163,7 @@ def pgn_text(
     black_diff: int | None,
     variant: str = "Antichess",
 ) -> str:
-    """The PGN Lichess exports for such a game, headers in Lichess's order (reference/games)."""
+    """The PGN Lichess exports for such a game, headers in the order of Lichess's real exports."""
     result = _result(played.winner)
     headers = [
         ("Event", f"{'Rated' if rated else 'Casual'} {variant} game"),

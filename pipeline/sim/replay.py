@@ -1,13 +1,13 @@
 """The replay server: a recorded Lichess dataset served on 127.0.0.1 with the real API's semantics.
 
-Dataset layout (DESIGN.md contract 3)::
+Dataset layout (docs/ingestion.md, The dataset format)::
 
     DIR/users.ndjson                  Lichess user JSON, one per line (as GET /api/user/{name})
     DIR/rating-history/<user_id>.json as GET /api/user/{name}/rating-history returns it
     DIR/games.ndjson                  game JSON as the games export returns it with pgnInJson=true
     DIR/games-raw/<user_id>.ndjson    optional, for tests only: lines served verbatim (see below)
 
-Semantics copied from lichess.org (reference/lichess-api.md):
+Semantics copied from lichess.org (docs/ingestion.md, What Lichess's API does):
 
 * ``GET /api/user/{name}``: the user; closed accounts as ``{id, username, disabled}``; unknown → 404.
 * ``POST /api/users``: comma-separated ids in the body, the first 300 only, unknown ids skipped,
@@ -393,7 +393,7 @@ class _Handler(BaseHTTPRequestHandler):
             if user is None or user.get("disabled"):
                 return self._not_found("No such player, or account closed")
             if self.server.options.history_needs_token and not self.headers.get("Authorization"):
-                # since 2026-08 Lichess builds histories on demand for OAuth requests only (reference §1.3)
+                # since 2026-08 Lichess builds histories on demand for OAuth requests only
                 return self._send_json(HTTPStatus.OK, [])
             return self._send_json(HTTPStatus.OK, self.server.history_of(user["id"].lower()))
         if len(seg) == 4 and seg[:3] == ["api", "games", "user"]:

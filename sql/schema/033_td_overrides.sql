@@ -1,4 +1,4 @@
--- td_overrides: one row per line of overrides.csv (contract 5), rewritten from the TD's file on
+-- td_overrides: one row per line of the TD's overrides.csv, rewritten from the TD's file on
 -- every run; each ruling also shows where it took effect (match_games.reason,
 -- board_results.override, team_matches.override).
 CREATE TABLE IF NOT EXISTS td_overrides (

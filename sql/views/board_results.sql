@@ -1,4 +1,4 @@
--- board_results: one row per (stage, round, board match, part); part = 'total' holds the board totals (contract 4).
+-- board_results: one row per (stage, round, board match, part); part = 'total' holds the board totals.
 -- override: the TD ruling that set the result, with its reason ('' when the games decided it).
 -- is_unplayed: no game played and no ruling once the window and its margin had passed (waits for a ruling).
 -- Names as shown (entrant_names, display_names); *_id the ids the scored tables use.

@@ -1,5 +1,5 @@
 -- display_names: one row per Lichess user id the tournament knows: the name shown to people
--- (contract 4: display names, never lower-cased ids). Lichess's own spelling from the player's
+-- (every view shows display names to people, never lower-cased ids). Lichess's own spelling from the player's
 -- last fetched profile wins; before the first fetch (or for an account Lichess no longer
 -- serves) the spelling the TD typed in teams.csv / players.csv.
 CREATE OR REPLACE VIEW display_names AS

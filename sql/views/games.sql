@@ -1,4 +1,4 @@
--- games: one row per Lichess game id of any registered player (contract 4), all variants.
+-- games: one row per Lichess game id of any registered player, all variants.
 CREATE OR REPLACE VIEW games AS
 SELECT
     game_id, created_at, last_move_at, white_id, black_id, rated, variant,

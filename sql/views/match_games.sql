@@ -1,4 +1,4 @@
--- match_games: one row per game between paired players in or near the round window (contract 4),
+-- match_games: one row per game between paired players in or near the round window,
 -- counted or not, with the reason (TEAM-FMT-3, TEAM-SCORE-1) and the game's verification verdict
 -- (PGN vs JSON, final position vs recorded result; each listed game is verified once).
 -- Names as shown (display_names, entrant_names); *_id the ids the scored tables use.

@@ -1,4 +1,4 @@
--- placings: one row per entrant (contract 4), the event's final order from the bracket, not a
+-- placings: one row per entrant, the event's final order from the bracket, not a
 -- Swiss table: the final's winner 1st, its loser 2nd, the bronze (third-place) match's winner 3rd,
 -- its loser 4th; the losers of each earlier knockout round share the next places, ordered by the
 -- table before the knockout (Swiss rank; ACWC: the candidates'); then, stage by stage backwards,

@@ -1,4 +1,4 @@
--- players: one row per registered player (contract 4), the TD's registration joined to the
+-- players: one row per registered player, the TD's registration joined to the
 -- player's last fetched Lichess profile. Profile columns are NULL until the first ingest.
 CREATE OR REPLACE VIEW players AS
 SELECT

@@ -1,3 +1,3 @@
--- rating_points: one row per (user id, UTC day) with the end-of-day antichess rating (contract 4).
+-- rating_points: one row per (user id, UTC day) with the end-of-day antichess rating.
 CREATE OR REPLACE VIEW rating_points AS
 SELECT user_id, day, rating FROM lichess_rating_points;

@@ -1,4 +1,4 @@
--- rejected: one row per record set aside with a reason, for the TD (DESIGN.md: nothing is lost).
+-- rejected: one row per record set aside with a reason, for the TD (nothing is lost).
 -- Grain: one row per (source, record_key, kind); a record that was once rejected and later
 -- arrived typed shows under both kinds. kind:
 --   'rejected' — arrived but could not be typed (not JSON, a missing field, an unknown status…):

@@ -1,4 +1,4 @@
--- standings: one row per (stage, after_round, entrant) (contract 4), ranked by the stage's
+-- standings: one row per (stage, after_round, entrant), ranked by the stage's
 -- primary score and tiebreaks (TEAM-SCORE-5, TEAM-TB-1; ACWC-Q-3: Median-Buchholz, cumulative, seed).
 -- entrant is the name shown (entrant_names: for individual events the Lichess spelling);
 -- entrant_id the id the scored tables and pairings use.

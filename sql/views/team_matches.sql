@@ -1,4 +1,4 @@
--- team_matches: one row per pairing (contract 4); for individual events the team columns hold players.
+-- team_matches: one row per pairing; for individual events the team columns hold players.
 -- override: the TD ruling (armageddon, ARM-1) that decided it, with its reason; tiebreak: how a
 -- tied knockout match was decided (TEAM-KO-1) or what it still needs.
 -- team_a, team_b, winner are names as shown (entrant_names); *_id the ids the scored tables use.

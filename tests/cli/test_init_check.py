@@ -298,7 +298,7 @@ def _rows(path: Path) -> list[dict[str, str]]:
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_ten_teams_from_init_run_to_the_semifinal_proposal(tmp_path: Path, prefect_api_url: str) -> None:
-    """The issue's "done when": a 10-team tournament set up from `antichess-td init` with only the
+    """A 10-team tournament set up from `antichess-td init` with only the
     docs at hand runs to its knockout proposal. The Lichess data is a 10-team demo's; the TD copies
     its registrations, Swiss pairings and Swiss rulings into the new folder, sets only what the
     file says to set (names, dates) and the replay keys docs/config.md describes, checks, and runs

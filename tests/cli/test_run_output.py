@@ -175,7 +175,7 @@ def test_v_shows_the_log_lines_on_stderr(tmp_path: Path) -> None:
 
 
 def test_a_second_run_stops_at_once_with_exit_3_before_prefect_starts(tmp_path: Path) -> None:
-    """Contract 1, exit 3: while another run holds the tournament's lock, `nightly` stops with its
+    """Exit 3 (an outside failure): while another run holds the tournament's lock, `nightly` stops with its
     one line before Prefect (or even DuckDB) is imported: no Prefect home is created. The time is
     bounded generously (the line comes in about 1.5 s on two busy cores)."""
     toml = skeleton_at(tmp_path, 0)

@@ -2,7 +2,7 @@
 
 Rules: TEAM-FMT-3 (round window Tuesday 00:00 to Monday 23:59:59 UTC, games outside flagged,
 not counted), TEAM-SCORE-1 (a part is N games at one clock; the first N count), ACWC-FMT-1
-(rated games only where the stage says so), RULES.md shared definitions (aborted games do not
+(rated games only where the stage says so), and what every rule assumes (aborted games do not
 count; a draw is a game without a winner).
 """
 
@@ -126,7 +126,7 @@ def test_window_is_tuesday_to_monday_inclusive_of_23_59_59() -> None:
     ],
 )
 def test_games_that_do_not_count_keep_their_reason(kwargs: dict, reason: str) -> None:
-    """TEAM-SCORE-1 / shared definitions: each excluded game is listed with why, never dropped."""
+    """TEAM-SCORE-1: each excluded game is listed with why, never dropped."""
     rows = link_board(BP, stage(), [game("x", START + dt.timedelta(days=2), **kwargs)])
     assert [(r.game_id, r.counted, r.reason) for r in rows] == [("x", False, reason)]
 

@@ -281,7 +281,7 @@ def write_world(tmp_path: Path) -> Path:
 
 
 def test_placings_view_and_csv_on_a_hand_built_world(tmp_path: Path) -> None:
-    """The view (contract 4) and placings.csv hold the order of the first test; no Swiss-style
+    """The placings view and placings.csv hold the order of the first test; no Swiss-style
     standings file is written for the knockout stages; the final stage's round post names the
     final and the bronze match."""
     cfg = load_config(write_world(tmp_path))

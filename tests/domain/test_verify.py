@@ -1,8 +1,8 @@
 """Game verification (pipeline/domain/verify.py): PGN vs JSON, final position vs recorded result.
 
-Rules: RULES.md shared definitions (in antichess a stalemated side, or one with no pieces, wins;
-Lichess reports `variantEnd` with a winner; no winner is a draw); issue 5 item 3 (a mismatch is
-a finding, the Lichess result stands).
+Rules: in antichess a stalemated side, or one with no pieces, wins (Lichess reports `variantEnd`
+with a winner; no winner is a draw); a mismatch is a finding, the Lichess result stands
+(docs/rules.md, Verification).
 """
 
 from __future__ import annotations

@@ -331,7 +331,7 @@ def tournament(tmp_path: Path) -> Path:
 
 
 def test_the_corpus_covers_the_issue_list() -> None:
-    """Issue 9: at least 20 cases, over every TD input file and the config."""
+    """At least 20 cases, over every TD input file and the config."""
     assert len(CASES) >= 20 and len({c.name for c in CASES}) == len(CASES)
     assert {c.file for c in CASES} >= {"teams.csv", "pairings.csv", "tournament.toml", "overrides.csv"}
 

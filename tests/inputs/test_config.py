@@ -1,6 +1,6 @@
-"""tournament.toml (contract 2) and time controls.
+"""tournament.toml (docs/config.md) and time controls.
 
-Every expected number is computed by hand from RULES.md, never from running the code:
+Every expected number is computed by hand from the rules (docs/rules.md), never from running the code:
 TEAM-SCORE-1 Swiss parts 2+5 ×4 at 12/6, 1+2 ×6 at 8/4, 0+2 ×8 at 6/3, each part worth
 48 (4×12, 6×8, 8×6), a board 3×48 = 144; the knockout adds 5+0 ×4 at 12/6 → 192; the
 final adds 0.5+1 ×8 at 6/3 → 240. Error messages are asserted verbatim: each names the
@@ -342,7 +342,7 @@ def test_registration_at_toml_datetime(tmp_path: Path) -> None:
 
 
 def test_paths_resolve_relative_to_config_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Contract 2/5: CSV paths in the config are relative to the config file's folder, not the working directory."""
+    """CSV paths in the config are relative to the config file's folder, not the working directory."""
     folder = tmp_path / "season" / "2026"
     path = write(folder, TEAM_HEADER + '\n[lichess]\nreplay_data = "../lichess"\n')
     elsewhere = tmp_path / "elsewhere"
@@ -601,7 +601,7 @@ def test_error_too_many_boards(tmp_path: Path) -> None:
     ],
 )
 def test_parse_time_control(text: str, initial_s: int, increment_s: int) -> None:
-    """Shared definitions: a+b is a minutes initial, b seconds increment; 0.5+1 → initial 30."""
+    """A time control a+b is a minutes initial, b seconds increment; 0.5+1 → initial 30."""
     tc = parse_time_control(text)
     assert (tc.initial_s, tc.increment_s) == (initial_s, increment_s)
     assert tc == TimeControl(initial_s, increment_s)
@@ -691,7 +691,7 @@ def test_composition_strongest_players(tmp_path: Path) -> None:
     )
 
 
-# --------------------------------------------------------------------------- the working database and the schedule (issue 8)
+# --------------------------------------------------------------------------- the working database and the schedule
 
 
 def test_working_database_and_prefect_home_default_beside_the_published_database(tmp_path: Path) -> None:

@@ -1,8 +1,8 @@
-"""TD input files (contract 5): teams.csv, players.csv, pairings.csv.
+"""TD input files (docs/td-guide.md): teams.csv, players.csv, pairings.csv.
 
 Each test writes a small tournament.toml (``preset = "team-swiss"``: 4 boards, Swiss of 7
 rounds, knockout of 2, final of 1) and its CSVs into tmp_path. Expected values come from
-RULES.md and contract 5; error messages are asserted verbatim: file, line, what was expected.
+the rules (docs/rules.md) and the files' format; error messages are asserted verbatim: file, line, what was expected.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def pairings_error(tmp_path: Path, text: str, stage_extra: str = 'first_round_st
 
 
 def test_read_teams_happy_path(tmp_path: Path) -> None:
-    """Contract 5 / shared definitions: ids are lower-cased names, names kept as written, boards 1-4, captain, titles."""
+    """Ids are lower-cased names, names kept as written, boards 1-4, captain, titles."""
     cfg, r = roster(tmp_path)
     assert r.entrants == ("Forced Captures", "Zugzwang Zebras", "Empty Board")
     assert len(r.members) == 12
@@ -127,7 +127,7 @@ def test_read_teams_three_boards_substitute_on_four(tmp_path: Path) -> None:
 
 
 def test_read_teams_bom_crlf_and_loose_spacing(tmp_path: Path) -> None:
-    """Contract 5: UTF-8 with a byte-order mark and CRLF line ends (as spreadsheets save them) are accepted."""
+    """UTF-8 with a byte-order mark and CRLF line ends (as spreadsheets save them) are accepted."""
     text = (
         "Team , Player,BOARD,Title,Captain\r\n"
         " Forced Captures , Quillrook77 , 1 , agm , Yes \r\n"
@@ -145,7 +145,7 @@ def test_read_teams_bom_crlf_and_loose_spacing(tmp_path: Path) -> None:
 
 
 def test_read_teams_without_optional_columns(tmp_path: Path) -> None:
-    """Contract 5: title and captain may be left out; columns in any order."""
+    """Title and captain may be left out; columns in any order."""
     cfg = make_config(tmp_path)
     teams_file(tmp_path, "board,player,team\n1,A1,A\n2,A2,A\n3,A3,A\n4,A4,A\n")
     r = read_teams(cfg.paths.teams, cfg.boards)
@@ -200,7 +200,7 @@ def test_teams_file_missing(tmp_path: Path) -> None:
 
 
 def test_teams_not_utf8(tmp_path: Path) -> None:
-    """Contract 5: UTF-8 only; a Latin-1 file is refused with the byte offset."""
+    """UTF-8 only; a Latin-1 file is refused with the byte offset."""
     cfg = make_config(tmp_path)
     teams_file(tmp_path, HEADER + "Équipe,a1,1,,yes\n", encoding="latin-1")
     with pytest.raises(InputError) as exc:
@@ -216,19 +216,19 @@ def test_teams_wrong_number_of_fields(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("board", ["0", "6", "-1", "x"])
 def test_teams_board_out_of_range(tmp_path: Path, board: str) -> None:
-    """Contract 5 / TEAM-COMP-5: board 1-4, 5 for the substitute; 0 and 6 are refused."""
+    """TEAM-COMP-5: board 1-4, 5 for the substitute; 0 and 6 are refused."""
     msg = teams_error(tmp_path, HEADER + "A,a1,1,,yes\n" + f"A,Bad_Board,{board},,\n")
     assert msg == f"teams.csv line 3: board '{board}' for player 'Bad_Board': expected 1-5"
 
 
 def test_teams_bad_title(tmp_path: Path) -> None:
-    """TEAM-COMP-2 / contract 5: title is empty, AGM or ASGM."""
+    """TEAM-COMP-2: title is empty, AGM or ASGM."""
     msg = teams_error(tmp_path, HEADER + "A,a1,1,GM,yes\n")
     assert msg == "teams.csv line 2: title 'GM' for player 'a1': expected AGM, ASGM or empty"
 
 
 def test_teams_bad_captain(tmp_path: Path) -> None:
-    """Contract 5: captain is yes or empty."""
+    """Captain is yes or empty."""
     msg = teams_error(tmp_path, HEADER + "A,a1,1,,yes\nA,a2,2,,no\n")
     assert msg == "teams.csv line 3: captain 'no' for player 'a2': expected yes or empty"
 
@@ -308,7 +308,7 @@ def test_teams_line_numbers_count_blank_lines(tmp_path: Path) -> None:
 
 
 def test_read_players(tmp_path: Path) -> None:
-    """Contract 5: players.csv(player, seed_rating optional); the entrant is the player id (ACWC-SEED-1 seeds)."""
+    """players.csv(player, seed_rating optional); the entrant is the player id (ACWC-SEED-1 seeds)."""
     path = tmp_path / "players.csv"
     path.write_text("player,seed_rating\nAntiLux99,2301\nkingRook30,\n", encoding="utf-8")
     r = read_players(path)
@@ -350,7 +350,7 @@ def test_players_header_only(tmp_path: Path) -> None:
 
 
 def test_players_semicolon_separated_names_the_separator_and_the_fix(tmp_path: Path) -> None:
-    """Contract 5: what a spreadsheet in a ';' locale writes (here with its BOM) is refused with the fix."""
+    """What a spreadsheet in a ';' locale writes (here with its BOM) is refused with the fix."""
     path = tmp_path / "players.csv"
     path.write_bytes("\ufeffplayer;seed_rating\r\nAntiLux99;2301\r\n".encode("utf-8"))
     with pytest.raises(InputError) as exc:
@@ -428,7 +428,7 @@ def test_pairings_window_without_first_round_start(tmp_path: Path) -> None:
 
 
 def test_pairings_team_names_case_insensitive(tmp_path: Path) -> None:
-    """Contract 5: names are matched case-insensitively; the pairing holds the team name as teams.csv writes it."""
+    """Names are matched case-insensitively; the pairing holds the team name as teams.csv writes it."""
     ps = pairings(tmp_path, "stage,round,a,b\nswiss,1,forced captures,ZUGZWANG ZEBRAS\n")
     assert (ps[0].a, ps[0].b) == ("Forced Captures", "Zugzwang Zebras")
 
@@ -610,7 +610,7 @@ def test_pairings_individual_event_players_case_insensitive(tmp_path: Path) -> N
 
 
 def test_team_names_differing_only_in_case_are_not_confused(tmp_path: Path) -> None:
-    """Contract 5: pairings match team names case-insensitively, so 'Alpha' and 'ALPHA' cannot be two teams.
+    """Pairings match team names case-insensitively, so 'Alpha' and 'ALPHA' cannot be two teams.
 
     Either teams.csv is refused (naming a line), or a pairing that writes 'Alpha' exactly as
     teams.csv does must resolve to 'Alpha', never silently to 'ALPHA'.

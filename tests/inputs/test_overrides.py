@@ -1,8 +1,9 @@
-"""TD overrides (contract 5, overrides.csv): every ruling is validated, applied and shown.
+"""TD overrides (overrides.csv, docs/td-guide.md): every ruling is validated, applied and shown.
 
 Rules: TEAM-SCORE-4 (0-0 draw), TEAM-DQ-1 / ACWC-DQ-1 (forfeits and disqualification go to the
 opponent), ARM-1 (armageddon entered by the TD), TEAM-COMP-5 (substitute), TEAM-COMP-6
-(replacement), issue 5 item 5 (exclude/include a game; a ruling that names nothing is an error).
+(replacement), and the TD's exclude/include of a game (TEAM-SCORE-1); a ruling that names nothing
+is an error.
 """
 
 from __future__ import annotations

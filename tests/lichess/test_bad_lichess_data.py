@@ -1,4 +1,4 @@
-"""Bad Lichess data (issue 9): whatever Lichess or a typo sends, no record is lost and no result is
+"""Bad Lichess data: whatever Lichess or a typo sends, no record is lost and no result is
 silently wrong. Real HTTP: berserk against the replay server, which sends the broken lines of
 ``games-raw/<user>.ndjson`` verbatim (pipeline/sim/replay.py); real DuckDB files.
 
@@ -229,7 +229,7 @@ def _assert_counts_add_up(report: ingest.IngestReport) -> None:
 def test_untypable_record_kept_with_its_reason_byte_for_byte(
     world: tuple[duckdb.DuckDBPyConnection, ingest.IngestReport], kind: str
 ) -> None:
-    """Nothing is lost (DESIGN.md): each untypable line is in rejected_records with the reason, as it
+    """Nothing is lost (docs/ingestion.md, Raw first): each untypable line is in rejected_records with the reason, as it
     arrived, and is not a game; counts add up."""
     con, report = world
     got = con.execute(

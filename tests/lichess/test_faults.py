@@ -1,9 +1,10 @@
 """Fault injection: whatever the API does, no game is lost and none is duplicated.
 
 Each scenario ingests the demo dataset through the real berserk client from a replay server
-that injects one kind of failure Lichess produces (reference/lichess-api.md §1.10, §3.4) and
-compares every stored table with an undisturbed run. Waits are shrunk for the tests (the
-production policy waits at least 60 s after a 429).
+that injects one kind of failure Lichess produces (HTTP 429, 5xx, a stream cut or stalled; berserk
+itself retries none of them: docs/ingestion.md) and compares every stored table with an
+undisturbed run. Waits are shrunk for the tests (the production policy waits at least 60 s
+after a 429).
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def test_5xx_bursts_answer_n_requests_in_a_row_reproducibly(dataset: replay.Data
 
 
 def test_429_waits_at_least_the_configured_minute(dataset: replay.Dataset, tmp_path: Path) -> None:
-    """lichess-api.md §1.10: on HTTP 429 wait at least a minute; the policy's wait is what is slept,
+    """Lichess asks for a wait of at least a minute after HTTP 429; the policy's wait is what is slept,
     doubling on repeats (measured with an injected sleep, not the clock)."""
     waits: list[float] = []
     con = store.connect(tmp_path / "w.duckdb")

@@ -74,7 +74,7 @@ USERS = [
         "createdAt": CREATED_2020,
         "perfs": {"antichess": {"games": 999, "rating": 2222, "rd": 45, "prog": 0}},
     },
-    # no rated antichess game: Lichess omits the antichess perf (lichess-api.md §1.1)
+    # no rated antichess game: Lichess omits the antichess perf
     {
         "id": "dave",
         "username": "Dave",
@@ -90,7 +90,7 @@ USERS = [
 ]
 
 HISTORIES = {
-    # month is 0-based (lichess-api.md §1.3): [2026, 0, 5] = 2026-01-05, [2026, 11, 31] = 2026-12-31
+    # Lichess counts months from 0: [2026, 0, 5] = 2026-01-05, [2026, 11, 31] = 2026-12-31
     "alice": [
         {"name": "Bullet", "points": [[2026, 0, 3, 1400]]},
         {"name": "Antichess", "points": [[2026, 0, 5, 1500], [2026, 1, 28, 1530], [2026, 11, 31, 1600]]},
@@ -183,7 +183,7 @@ def rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[Any, ...]]:
 
 
 def test_profiles_land_typed_and_raw(con: duckdb.DuckDBPyConnection, server: replay.ReplayServer) -> None:
-    """lichess-api.md §1.1/§1.2: id lowercase, title, tosViolation, perfs.antichess.{games,rating,rd},
+    """Lichess's user JSON: id lowercase, title, tosViolation, perfs.antichess.{games,rating,rd},
     prov present only when true; closed accounts only {id, username, disabled}. Raw rows keep the
     JSON as sent (createdAt in ms), both stamped fetched_at = now."""
     run(con, server)
@@ -212,7 +212,7 @@ def test_profiles_land_typed_and_raw(con: duckdb.DuckDBPyConnection, server: rep
 def test_missing_antichess_perf_gives_zero_games_and_null_rating(
     con: duckdb.DuckDBPyConnection, server: replay.ReplayServer
 ) -> None:
-    """lichess-api.md §1.1: "Variant perfs with 0 games are omitted" → dave has 0 antichess games,
+    """Lichess omits a variant's perf with 0 games → dave has 0 antichess games,
     no rating, no rd, no provisional flag (NULL, not 0 / false)."""
     run(con, server, players=["dave"])
     assert rows(con, "SELECT antichess_games, antichess_rating, antichess_rd, is_provisional FROM lichess_users") == [
@@ -223,7 +223,7 @@ def test_missing_antichess_perf_gives_zero_games_and_null_rating(
 def test_unknown_player_reported_missing_with_warning(
     con: duckdb.DuckDBPyConnection, server: replay.ReplayServer
 ) -> None:
-    """lichess-api.md §1.2: unknown ids are not returned → ghost is in users_missing, with a warning
+    """POST /api/users does not return unknown ids → ghost is in users_missing, with a warning
     naming it, and has no row anywhere."""
     report = run(con, server)
     assert report.users_missing == ["ghost"]
@@ -236,7 +236,7 @@ def test_unknown_player_reported_missing_with_warning(
 def test_closed_account_stored_closed_and_games_not_requested(
     con: duckdb.DuckDBPyConnection, server: replay.ReplayServer
 ) -> None:
-    """lichess-api.md §1.1 ("disabled": true), §1.3/§1.5 (closed → 404 / nothing): carol is stored
+    """Lichess shows a closed account as "disabled": true (rating history 404, no games): carol is stored
     with is_closed, no history or games are asked for her (one POST and nothing else), cz not stored."""
     before = server.requests_served
     report = run(con, server, players=["carol"])
@@ -261,7 +261,7 @@ def test_request_count_for_full_roster(con: duckdb.DuckDBPyConnection, server: r
 
 
 def test_rating_points_month_is_zero_based(con: duckdb.DuckDBPyConnection, server: replay.ReplayServer) -> None:
-    """lichess-api.md §1.3: points are [year, month0, day, rating]; only the "Antichess" entry
+    """Lichess's rating-history points are [year, month0, day, rating]; only the "Antichess" entry
     (matched by name, not position) lands in lichess_rating_points; raw history kept as sent."""
     report = run(con, server)
     assert rows(con, "SELECT user_id, day, rating FROM lichess_rating_points ORDER BY user_id, day") == [
@@ -286,7 +286,7 @@ def test_rating_points_month_is_zero_based(con: duckdb.DuckDBPyConnection, serve
 
 
 def test_games_typed_and_raw(con: duckdb.DuckDBPyConnection, server: replay.ReplayServer) -> None:
-    """lichess-api.md §1.5/§1.7: finished games of the registered players from since (inclusive,
+    """The games export: finished games of the registered players from since (inclusive,
     on createdAt: edge in, old out), typed; raw_games keeps the JSON as sent with pgnInJson."""
     run(con, server)
     assert [r[0] for r in rows(con, "SELECT game_id FROM lichess_games ORDER BY game_id")] == ["edge", "k1", "k2", "s2"]
@@ -374,7 +374,7 @@ def test_other_variant_kept_only_between_registered_players(
 
 
 def test_unknown_status_rejected_and_counts_add_up(con: duckdb.DuckDBPyConnection, server: replay.ReplayServer) -> None:
-    """lichess-api.md §1.8 (the status names) + ingest.py: a game that cannot be typed goes to
+    """Lichess's game status names + ingest.py: a game that cannot be typed goes to
     rejected_records with the reason; fetched 9 == loaded 6 + skipped 2 + rejected 1."""
     report = run(con, server)
     got = rows(

@@ -1,4 +1,4 @@
-"""The flow ingests in player batches (issue 8 item 1): batch by batch, then the casual-game
+"""The flow ingests in player batches: batch by batch, then the casual-game
 searches, must store exactly what one ingest of everyone stores, night after night, at the cost
 of one more profile request per extra batch (POST /api/users takes up to 300 ids; a batch of
 one id still costs one request) and nothing else."""

@@ -1,6 +1,6 @@
 """Night by night: incremental ingest against the replay server's `--now` world.
 
-Rules of the request plan (pipeline/lichess/ingest.py, reference/lichess-api.md §1.5): a game still being
+Rules of the request plan (pipeline/lichess/ingest.py, docs/ingestion.md): a game still being
 played when a night runs is not exported yet, so the cursor must stop before it; a casual game
 does not change the profile's rated-game count, so open round windows are searched with `vs`;
 two concurrent downloads are allowed, never more.
@@ -138,7 +138,7 @@ def test_casual_game_in_an_open_window_is_found_with_vs(tmp_path: Path) -> None:
 
 
 def test_two_concurrent_downloads_give_the_same_data_and_no_429(tmp_path: Path) -> None:
-    """lichess-api.md §1.6: at most 2 concurrent downloads per IP (the replay server answers 429 beyond)."""
+    """Lichess allows at most 2 concurrent downloads per IP (the replay server answers 429 beyond)."""
     ds = replay.Dataset.load(Path(__file__).resolve().parents[1] / "data" / "season" / "lichess")
     ids = list(ds.users)
     now = dt.datetime(2026, 11, 29, tzinfo=UTC)
@@ -184,7 +184,7 @@ def test_malformed_line_is_rejected_alone(tmp_path: Path) -> None:
 
 
 def test_profiles_come_in_chunks_of_300(tmp_path: Path) -> None:
-    """lichess-api.md §1.2: POST /api/users keeps the first 300 ids and drops the rest silently,
+    """Lichess's POST /api/users keeps the first 300 ids and drops the rest silently,
     so 305 players take 2 profile requests and all 305 profiles arrive."""
     folder = tmp_path / "many"
     (folder / "rating-history").mkdir(parents=True)

@@ -1,5 +1,5 @@
 """The Lichess token comes from the environment variable the config names and goes nowhere else:
-not into logs, output, the database or exports (reference/lichess-api.md §1.10; issue 3 item 5)."""
+not into logs, output, the database or exports (docs/token.md)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_token_is_used_but_never_written(tmp_path: Path, prefect_api_url: str) -
 
 
 def test_rating_history_is_requested_with_the_token(tmp_path: Path) -> None:
-    """Without a token Lichess may answer [] (reference §1.3): the client must send it."""
+    """Without a token Lichess may answer [] to a rating-history request: the client must send it."""
     from pipeline.lichess import client as lichess
 
     with replay.running(SKELETON / "lichess") as server:

@@ -1,4 +1,4 @@
-"""CSV exports (contract 6): header row, UTC ISO-8601 times, spreadsheet formulas neutralised."""
+"""CSV exports (docs/td-guide.md, Exports): header row, UTC ISO-8601 times, spreadsheet formulas neutralised."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def test_markdown_cells_are_neutralised_and_escaped() -> None:
 
 @pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o027, 0o640), (0o002, 0o664)])
 def test_exports_get_the_usual_permissions_under_the_umask(tmp_path: Path, umask: int, mode: int) -> None:
-    """Contract 6: a CSV or Markdown export is created like any new file (0666 less the umask),
+    """Exports: a CSV or Markdown export is created like any new file (0666 less the umask),
     as readable as the charts beside it, not 0600 as a bare temp file would leave it."""
     from pipeline.report.exports import write_text
 
@@ -58,7 +58,7 @@ def test_exports_get_the_usual_permissions_under_the_umask(tmp_path: Path, umask
 
 
 def test_lines_end_in_lf_and_a_line_break_in_a_cell_stays_quoted(tmp_path: Path) -> None:
-    """Contract 6: LF line ends (a proposal appended to a TD's pairings.csv must not bring CRs);
+    """Exports: LF line ends (a proposal appended to a TD's pairings.csv must not bring CRs);
     a cell holding a line break is quoted, so it reads back as one cell."""
     path = tmp_path / "s.csv"
     write_csv(path, ("a", "b"), [("x", "two\r\nlines"), ("y", 1)])

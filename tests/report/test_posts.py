@@ -1,4 +1,4 @@
-"""What TDs publish (contracts 4 and 6): round posts with the rulings, boards, windows and a
+"""What TDs publish (the views and the exports): round posts with the rulings, boards, windows and a
 legend; display names in the views and the exports; `score` and `audit` rewriting the exports.
 
 All on the hand-made skeleton (tests/data/skeleton: 4 teams of 2 boards, 2 Swiss rounds; the
@@ -172,7 +172,7 @@ def views(db: Path) -> dict[str, list[tuple]]:
 
 
 def test_individual_event_shows_display_names_the_td_spelling_until_lichess_spells_them(tmp_path: Path) -> None:
-    """Contract 4 (ACWC-Q-2 match points 2/1/0 here, the skeleton's parts): team_matches of an
+    """Display names (ACWC-Q-2 match points 2/1/0 here, the skeleton's parts): team_matches of an
     individual event, standings, board_results, match_games and the exports show names, never the
     lower-cased ids, which stay in the *_id columns. Before any profile is fetched the TD's spelling
     (players.csv: ALICE, bob, amir, BEA); once fetched, Lichess's (Alice, Bob, Amir, Bea).

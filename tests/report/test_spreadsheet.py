@@ -1,4 +1,4 @@
-"""The exports open cleanly in a spreadsheet (contract 6): LibreOffice Calc, headless, imports
+"""The exports open cleanly in a spreadsheet (docs/td-guide.md, Exports): LibreOffice Calc, headless, imports
 every CSV export of a scored tournament whose team names start with formula characters.
 
 Checked in the converted workbook itself (the .xlsx XML): no cell is a formula, the

@@ -1,4 +1,4 @@
-"""The replay server against the real Lichess API semantics (reference/lichess-api.md §1.1-1.5).
+"""The replay server against the real Lichess API semantics (docs/ingestion.md, What Lichess's API does).
 
 Real HTTP on 127.0.0.1, the real berserk client (pipeline.lichess.client.make_client) and plain
 ``requests`` where berserk has no method or hides the raw body. Every dataset is written here,
@@ -163,7 +163,7 @@ def test_server_binds_loopback_only(server: replay.ReplayServer) -> None:
 
 
 def test_malformed_games_line_names_file_and_line(tmp_path: Path) -> None:
-    """DESIGN contract 3 / errors.InputError: a bad NDJSON line is reported as 'games.ndjson line N: …'.
+    """The dataset format (docs/ingestion.md) / errors.InputError: a bad NDJSON line is reported as 'games.ndjson line N: …'.
 
     Line 1 is good, line 2 blank (skipped but still counted), line 3 is truncated JSON → line 3.
     """
@@ -178,11 +178,11 @@ def test_malformed_games_line_names_file_and_line(tmp_path: Path) -> None:
     assert exc.value.where == "line 3"
 
 
-# --------------------------------------------------------------------------- §1.1 GET /api/user/{name}
+# --------------------------------------------------------------------------- GET /api/user/{name}
 
 
 def test_get_user_is_case_insensitive(client: berserk.Client, dataset_dir: Path) -> None:
-    """lichess-api.md §1.1: the user JSON (id lowercase, username in display case) plus url."""
+    """Lichess: the user JSON (id lowercase, username in display case) plus url."""
     u = client.users.get_public_data("ALICE")
     assert u["id"] == "alice"
     assert u["username"] == "Alice"
@@ -194,7 +194,7 @@ def test_get_user_is_case_insensitive(client: berserk.Client, dataset_dir: Path)
 
 
 def test_get_unknown_user_is_404_with_json_error(client: berserk.Client, server: replay.ReplayServer) -> None:
-    """lichess-api.md §1.1: unknown user → HTTP 404 JSON (notFoundJson: an "error" key)."""
+    """Lichess: unknown user → HTTP 404 JSON (an "error" key)."""
     with pytest.raises(berserk.exceptions.ResponseError) as exc:
         client.users.get_public_data("nobody")
     assert exc.value.status_code == 404
@@ -206,17 +206,17 @@ def test_get_unknown_user_is_404_with_json_error(client: berserk.Client, server:
 
 
 def test_get_closed_user_shows_only_id_username_disabled(server: replay.ReplayServer) -> None:
-    """lichess-api.md §1.1: for a closed account "the *whole* body is only {"id","username","disabled":true}"."""
+    """Lichess: for a closed account the whole body is only {"id","username","disabled":true}."""
     r = requests.get(f"{server.base_url}/api/user/Zed", timeout=5)
     assert r.status_code == 200
     assert r.json() == {"id": "zed", "username": "Zed", "disabled": True}
 
 
-# --------------------------------------------------------------------------- §1.2 POST /api/users
+# --------------------------------------------------------------------------- POST /api/users
 
 
 def test_users_by_id_in_order_asked_unknown_skipped(client: berserk.Client) -> None:
-    """lichess-api.md §1.2: answered "in the same order as the IDs"; unknown ids are not returned;
+    """Lichess: answered in the order of the ids asked; unknown ids are not returned;
     closed accounts appear as {id, username, disabled}."""
     got = client.users.get_by_id("carol", "ghost", "ALICE", "zed", "bob")
     assert ids(got) == ["carol", "alice", "zed", "bob"]
@@ -225,7 +225,7 @@ def test_users_by_id_in_order_asked_unknown_skipped(client: berserk.Client) -> N
 
 
 def test_users_by_id_keeps_first_300_ids_only(client: berserk.Client) -> None:
-    """lichess-api.md §1.2: the server does split(',').take(300); extra ids silently dropped.
+    """Lichess reads the first 300 ids of the body (split(',').take(300)); extra ids silently dropped.
 
     306 ids asked: u304, ghost (unknown, still one of the 300), then u303 … u000. The first 300
     are u304, ghost, u303 … u006 (298 ids) → 299 users: u304, u303, …, u006.
@@ -238,11 +238,11 @@ def test_users_by_id_keeps_first_300_ids_only(client: berserk.Client) -> None:
     assert ids(got) == expected
 
 
-# --------------------------------------------------------------------------- §1.3 rating history
+# --------------------------------------------------------------------------- rating history
 
 
 def test_rating_history_is_the_file_content(server: replay.ReplayServer, client: berserk.Client) -> None:
-    """lichess-api.md §1.3: the per-perf array as recorded, month still 0-based."""
+    """Lichess: the per-perf array as recorded, month still 0-based."""
     r = requests.get(f"{server.base_url}/api/user/ALICE/rating-history", headers=AUTH, timeout=5)
     assert r.status_code == 200
     assert r.json() == ALICE_HISTORY
@@ -260,7 +260,7 @@ def test_rating_history_is_the_file_content(server: replay.ReplayServer, client:
 def test_rating_history_404_for_closed_or_unknown(
     server: replay.ReplayServer, client: berserk.Client, name: str
 ) -> None:
-    """lichess-api.md §1.3: closed account → 404 "No such player, or account closed" (zed has a
+    """Lichess: closed account → 404 "No such player, or account closed" (zed has a
     history file: it must not be served); unknown → 404."""
     with pytest.raises(berserk.exceptions.ResponseError) as exc:
         client.users.get_rating_history(name)
@@ -270,22 +270,22 @@ def test_rating_history_404_for_closed_or_unknown(
     assert "error" in r.json()
 
 
-# --------------------------------------------------------------------------- §1.5 games export
+# --------------------------------------------------------------------------- games export
 
 
 def test_export_newest_first_by_default_finished_only(client: berserk.Client) -> None:
-    """lichess-api.md §1.5: "Sorted newest first by default"; created/started/aborted never exported."""
+    """Lichess: sorted newest first by default; created/started/aborted never exported."""
     assert ids(client.games.export_by_player("alice")) == ["g5", "g6", "g4", "g3", "g2", "g1"]
     assert ids(client.games.export_by_player("Bob")) == ["g5", "g6", "g2", "g1"]
 
 
 def test_export_sort_date_asc(client: berserk.Client) -> None:
-    """lichess-api.md §1.5: sort=dateAsc → oldest first by createdAt (g6 created 23:00:30 after g4 23:00)."""
+    """Lichess: sort=dateAsc → oldest first by createdAt (g6 created 23:00:30 after g4 23:00)."""
     assert ids(client.games.export_by_player("alice", sort="dateAsc")) == ["g1", "g2", "g3", "g4", "g6", "g5"]
 
 
 def test_export_since_inclusive_until_exclusive(client: berserk.Client) -> None:
-    """lichess-api.md §1.5: since → createdAt >= since (inclusive), until → createdAt < until (exclusive).
+    """Lichess: since → createdAt >= since (inclusive), until → createdAt < until (exclusive).
 
     since = g2's createdAt exactly, until = g4's createdAt exactly → g2, g3 only.
     """
@@ -297,7 +297,7 @@ def test_export_since_inclusive_until_exclusive(client: berserk.Client) -> None:
 
 
 def test_export_vs_opponent(client: berserk.Client, server: replay.ReplayServer) -> None:
-    """lichess-api.md §1.5: vs → only games against that opponent; unknown → 404 "No such opponent: {name}"."""
+    """Lichess: vs → only games against that opponent; unknown → 404 "No such opponent: {name}"."""
     assert ids(client.games.export_by_player("alice", vs="carol")) == ["g4", "g3"]  # ga (aborted) never
     assert ids(client.games.export_by_player("alice", vs="CAROL", sort="dateAsc")) == ["g3", "g4"]
     with pytest.raises(berserk.exceptions.ResponseError) as exc:
@@ -309,13 +309,13 @@ def test_export_vs_opponent(client: berserk.Client, server: replay.ReplayServer)
 
 
 def test_export_max(client: berserk.Client) -> None:
-    """lichess-api.md §1.5: max limits the count, applied after the sort."""
+    """Lichess: max limits the count, applied after the sort."""
     assert ids(client.games.export_by_player("alice", max=2)) == ["g5", "g6"]
     assert ids(client.games.export_by_player("alice", max=2, sort="dateAsc")) == ["g1", "g2"]
 
 
 def test_export_pgn_only_with_pgn_in_json(client: berserk.Client) -> None:
-    """lichess-api.md §1.5: pgnInJson (default false) adds the pgn string to the JSON."""
+    """Lichess: pgnInJson (default false) adds the pgn string to the JSON."""
     plain = list(client.games.export_by_player("alice", max=1))
     assert [g["id"] for g in plain] == ["g5"] and "pgn" not in plain[0]
     with_pgn = list(client.games.export_by_player("alice", max=1, pgn_in_json=True))
@@ -324,7 +324,7 @@ def test_export_pgn_only_with_pgn_in_json(client: berserk.Client) -> None:
 
 
 def test_export_moves_false_drops_moves(client: berserk.Client) -> None:
-    """lichess-api.md §1.5: moves default true (SAN string); moves=false drops it."""
+    """Lichess: moves default true (SAN string); moves=false drops it."""
     assert all(g["moves"] == "e3 b5 Bxb5" for g in client.games.export_by_player("alice"))
     got = list(client.games.export_by_player("alice", moves=False))
     assert len(got) == 6 and all("moves" not in g for g in got)
@@ -332,7 +332,7 @@ def test_export_moves_false_drops_moves(client: berserk.Client) -> None:
 
 
 def test_export_wire_form_is_the_recorded_game(server: replay.ReplayServer) -> None:
-    """lichess-api.md §1.5/§1.7: NDJSON, one game JSON per line, fields as recorded (ms timestamps)."""
+    """Lichess: NDJSON, one game JSON per line, fields as recorded (ms timestamps)."""
     r = requests.get(
         f"{server.base_url}/api/games/user/alice",
         params={"pgnInJson": "true", "opening": "true", "max": "1"},
@@ -345,7 +345,7 @@ def test_export_wire_form_is_the_recorded_game(server: replay.ReplayServer) -> N
 
 
 def test_export_closed_or_unknown_user_is_404(client: berserk.Client) -> None:
-    """lichess-api.md §1.5: closed account → nothing (lila filters u.enabled); unknown → 404."""
+    """Lichess: closed account → nothing (lila exports only enabled accounts' games); unknown → 404."""
     for name in ("zed", "nobody"):
         with pytest.raises(berserk.exceptions.ResponseError) as exc:
             list(client.games.export_by_player(name))
@@ -353,7 +353,7 @@ def test_export_closed_or_unknown_user_is_404(client: berserk.Client) -> None:
 
 
 def test_export_since_survives_game_without_created_at(tmp_path: Path) -> None:
-    """lichess-api.md §1.5 (since is a createdAt filter) with a recorded game lacking createdAt.
+    """Lichess's since is a createdAt filter: here with a recorded game lacking createdAt.
 
     The server must still answer the request (HTTP 200, the well-formed games, in order) rather
     than drop the connection; whether the createdAt-less game itself is served is not asserted.
@@ -388,7 +388,7 @@ def test_now_one_ms_earlier_excludes_the_boundary_game(dataset_dir: Path) -> Non
 
 
 def test_now_rating_history_up_to_now_utc_day(server_now: replay.ReplayServer) -> None:
-    """replay.py `now` + lichess-api.md §1.3 (points are UTC days, month 0-based): points up to
+    """replay.py `now` + Lichess's rating history (points are UTC days, month 0-based): points up to
     NOW's UTC day 2026-03-05 inclusive: 02-28 and 03-05 stay, 03-06 and 03-07 go; every perf kept."""
     r = requests.get(f"{server_now.base_url}/api/user/alice/rating-history", headers=AUTH, timeout=5)
     assert r.status_code == 200
@@ -411,8 +411,8 @@ def test_now_rating_history_uses_utc_day_whatever_the_offset(dataset_dir: Path) 
 
 
 def test_now_users_created_after_now_are_404(server_now: replay.ReplayServer) -> None:
-    """replay.py `now`: only accounts created by then (createdAt <= now); a later one is unknown (§1.1 404),
-    skipped by POST /api/users (§1.2) and has no history or games (§1.3, §1.5)."""
+    """replay.py `now`: only accounts created by then (createdAt <= now); a later one is unknown (GET /api/user: 404),
+    skipped by POST /api/users and has no history or games."""
     c = client_for(server_now)
     with pytest.raises(berserk.exceptions.ResponseError) as exc:
         c.users.get_public_data("newbie")
@@ -429,6 +429,6 @@ def test_without_now_later_accounts_exist(client: berserk.Client) -> None:
 
 
 def test_rating_history_without_token_is_empty(server: replay.ReplayServer) -> None:
-    """lichess-api.md §1.3 (2026-08): unauthenticated rating-history requests may get [] — always send a token."""
+    """Lichess (since 2026-08): unauthenticated rating-history requests may get [] — always send a token."""
     r = requests.get(f"{server.base_url}/api/user/alice/rating-history", timeout=5)
     assert (r.status_code, r.json()) == (200, [])

@@ -1,4 +1,4 @@
-"""Replaying a season night by night (issue 8 item 6): `nightly --now T` against the replay
+"""Replaying a season night by night: `nightly --now T` against the replay
 server's world as of T, on one database, night after night, must give each night the standings
 a single run at T gives on an empty database — incremental ingest (cursors, casual-game
 searches of open windows), verdicts kept across runs and per-stage rewrites add up to the same

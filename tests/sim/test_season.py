@@ -1,6 +1,6 @@
-"""The demo tournament (pipeline/sim/season.py): deterministic, legal, Glicko-consistent, honest about
+"""The demo tournament (pipeline/sim/season/): deterministic, legal, Glicko-consistent, honest about
 what it plants. A small build (few history games) keeps most tests fast; one test builds the
-default size and checks the issue's size floor."""
+default size and checks its size floor."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def test_pgn_and_json_agree_and_games_are_legal(small: Path) -> None:
 
 
 def test_ratings_chain_game_to_game_and_history_is_end_of_day(small: Path) -> None:
-    """reference §1.3/§1.7: `rating` is pre-game, rating + ratingDiff post-game; the next game starts
+    """As on Lichess: a game's `rating` is pre-game, rating + ratingDiff post-game; the next game starts
     from it; the history point of a UTC day is the rating after that day's last rated game."""
     users = {
         u["id"]
@@ -168,8 +168,8 @@ def test_planted_cases_are_true_in_the_data(small: Path) -> None:
 
 
 def test_default_size_meets_the_floor(default_demo: Path) -> None:
-    """Issue 4: >= 48 players with histories, >= 20,000 games, >= 25 planted rows (default size; the
-    session's shared build)."""
+    """The default demo's floor: >= 48 players with histories, >= 20,000 games, >= 25 planted rows
+    (default size; the session's shared build)."""
     histories = list((default_demo / "lichess" / "rating-history").glob("*.json"))
     with (default_demo / "lichess" / "games.ndjson").open(encoding="utf-8") as f:
         games = sum(1 for _ in f)

@@ -1,7 +1,7 @@
-"""The SQL audits (sql/audits/*.sql, issue 7), one file at a time on small real DuckDB databases.
+"""The SQL audits (sql/audits/*.sql), one file at a time on small real DuckDB databases.
 
 For every audit file: a clean case with no finding and a planted violation that is found, with
-the expected row computed by hand from RULES.md (the rule IDs are in the test names). Each file
+the expected row computed by hand from the rule (docs/rules.md; the rule IDs are in the test names). Each file
 is run verbatim on a fresh read-only connection whose session time zone is not UTC, as a TD
 would paste it into the duckdb CLI (tests/audit_world.py). TEAM registration is 2026-08-25
 00:00 UTC, the initial pairings 2026-09-01 00:00 UTC; ACWC uses its own dates (ACWC-ELIG-1..3,
@@ -1529,7 +1529,8 @@ def test_team_audits_find_nothing_in_an_individual_event_and_back(tmp_path: Path
 
 
 def test_every_audit_has_the_contract_columns(tmp_path: Path) -> None:
-    """DESIGN.md contract 4: rule_id, severity, subject, team, detail, evidence_url, all text."""
+    """The audit_findings columns (docs/data-model.md): rule_id, severity, subject, team, detail,
+    evidence_url, all text."""
     import duckdb
 
     path = violations_everywhere(tmp_path, "team").build()
@@ -1568,7 +1569,8 @@ def header_rules(path: Path) -> list[str]:
 
 
 def test_every_audit_file_names_its_rules_and_every_issue_rule_has_a_file() -> None:
-    """Header: 'Audit <name>. Rules: ...', an invariant and a grain; together they cover every rule of issue 7."""
+    """Header: 'Audit <name>. Rules: ...', an invariant and a grain; together they cover every audited rule
+    (ISSUE_RULES: eligibility, composition, the board-4 cap, conduct, ACWC eligibility and seeding)."""
     covered = set()
     for f in store.audit_files():
         assert f.read_text(encoding="utf-8").startswith(f"-- Audit {f.stem}. Rules: "), f.name

@@ -1,4 +1,4 @@
-"""The audits on the default demo (issue 7, "done when"): every violation PLANTED.csv lists under an
+"""The audits on the default demo: every violation PLANTED.csv lists under an
 audit rule is found (rule_id + subject); every error is a planted one, so no clean player or team
 gets an error; the look-alikes of TRAPS.csv (above the cap on only 2 days; a crossing at RD > 80,
 TEAM-CAP-3/5) produce none; each audit file, run verbatim on the published database in a fresh

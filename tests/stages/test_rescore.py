@@ -1,6 +1,6 @@
 """Incremental nights (pipeline/stages/steps.py rescore_plan): a night links and scores again only the
 rounds whose inputs changed, and its scored tables are exactly those of a from-scratch run on
-the same stored data (STYLE: reruns idempotent). The cases: a new round's games arrive, a TD
+the same stored data (reruns are idempotent). The cases: a new round's games arrive, a TD
 ruling is added and withdrawn (TEAM-DQ-1 / TEAM-SCORE-1 rulings), a stored game's result changes,
 a round window closes with a match unfinished (TEAM-FMT-3: the score then stands as played,
 TEAM-SCORE-3), rounds disappear from pairings.csv, and the scoring version is bumped."""

@@ -1,4 +1,4 @@
-"""The nightly flow against its published snapshot (issue 8): TD readers during a run, kill -9
+"""The nightly flow against its published snapshot: TD readers during a run, kill -9
 mid-run, failed runs in the runs view, the served deployment's schedule. Real DuckDB files, the
 real replay server over HTTP, real reader and nightly processes; Prefect under the session's one
 test harness."""
@@ -178,8 +178,8 @@ def test_kill_9_mid_run_leaves_the_published_file_and_the_next_run_completes(
 
 @pytest.mark.prefect
 def test_a_bad_ruling_fails_the_run_in_score_and_the_runs_view_says_why(skeleton: Path, prefect_api_url: str) -> None:
-    """A failed run leaves the last good file in place and says why (issue 8 item 3); the runs view
-    of the next good publish shows it with its stage and error (item 4)."""
+    """A failed run leaves the last good file in place and says why; the runs view
+    of the next good publish shows it with its stage and error."""
     from flows.nightly import nightly
     from pipeline.errors import InputError
 
@@ -213,7 +213,7 @@ def test_a_bad_ruling_fails_the_run_in_score_and_the_runs_view_says_why(skeleton
 
 @pytest.mark.prefect
 def test_lichess_down_exits_3_after_retrying_only_the_fetch(skeleton: Path, prefect_api_url: str) -> None:
-    """Contract 1: an outside failure exits 3 and says which run failed and what stays published.
+    """An outside failure exits 3 (docs/td-guide.md, Run it) and says which run failed and what stays published.
     Only fetching is retried: with no per-request retries configured, every 502 costs exactly one
     profile request per task attempt, 1 + 2 retries = 3 (flows.nightly.INGEST_RETRIES)."""
     from flows.nightly import INGEST_RETRIES, nightly

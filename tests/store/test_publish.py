@@ -1,4 +1,4 @@
-"""The published snapshot and the runs record, as plain functions (issue 8 items 3-4): real DuckDB
+"""The published snapshot and the runs record, as plain functions: real DuckDB
 files, real processes for the lock and for kill -9; no Prefect."""
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ def runs_rows(path: Path) -> list[dict]:
 
 
 def test_runs_record_an_ok_and_a_failed_run(skeleton: Path) -> None:
-    """Issue 8 item 4: an ok run is published with its counts; a failed one leaves the published
+    """The runs record: an ok run is published with its counts; a failed one leaves the published
     file as it was, is recorded with its stage and error, says what stays published, and the next
     publish carries it."""
     cfg = load_config(skeleton)

@@ -1,4 +1,4 @@
-"""The DuckDB views follow DESIGN.md contract 4: names and columns TDs and scripts rely on."""
+"""The DuckDB views have the names and columns TDs and scripts rely on (docs/data-model.md)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def test_view_has_the_contract_columns_first(tmp_path: Path, view: str) -> None:
 
 
 def test_every_sql_file_states_its_grain_or_invariant() -> None:
-    """STYLE.md: a header comment on every SQL file."""
+    """A header comment on every SQL file: its grain or invariant."""
     for path in sorted(store.SQL_DIR.rglob("*.sql")):
         first = path.read_text(encoding="utf-8").lstrip().splitlines()[0]
         assert first.startswith("-- "), path

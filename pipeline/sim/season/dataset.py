@@ -82,7 +82,7 @@ first_round_start = "2021-09-07T00:00:00Z"
 
 
 def profile(p: Player, at: dt.datetime) -> dict[str, Any]:
-    """The user JSON of GET /api/user/{id} / POST /api/users (reference §1.1) as of `at`."""
+    """The user JSON of GET /api/user/{id} / POST /api/users as of `at`."""
     if p.disabled:
         return {"id": p.id, "username": p.name, "disabled": True}
     d: dict[str, Any] = {"id": p.id, "username": p.name, "perfs": {}}
