@@ -26,7 +26,7 @@ import duckdb
 import polars as pl
 
 from pipeline.domain import rd
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 RD_CODE = hashlib.sha256(Path(rd.__file__).read_bytes()).hexdigest()[:16]  # a new estimator starts afresh
 
@@ -64,9 +64,9 @@ def write_rating_estimates(
     """Bring ``rating_estimates`` up to date for `player_ids`; returns its row count."""
     stats = stats if stats is not None else EstimateStats()
     ids = tuple(dict.fromkeys(p.lower() for p in player_ids))
-    games = store.query(con, "queries/rated_antichess_games_of", [list(ids)]).sort(list(rd.ORDER))
+    games = gateway.query(con, "queries/rated_antichess_games_of", [list(ids)]).sort(list(rd.ORDER))
     settings = _settings(ids, default_opponent_rd)
-    cursor = store.query(con, "queries/rating_estimate_cursor").to_dicts()
+    cursor = gateway.query(con, "queries/rating_estimate_cursor").to_dicts()
     n = cursor[0]["games"] if cursor else 0
     prefix, full = _digests(games, n)
     start = 0
@@ -78,18 +78,18 @@ def write_rating_estimates(
             cursor[0]["game_id"],
         ) and prefix == cursor[0]["digest"]:
             start = n
-    state = store.query(con, "queries/rating_estimate_tracks").to_dicts() if start else []
+    state = gateway.query(con, "queries/rating_estimate_tracks").to_dicts() if start else []
     todo = games.slice(start)
     estimates, tracks = rd.resume_rd(todo, state, default_opponent_rd, players=ids)
     stats.resumed, stats.games_rated = start > 0, todo.height
     last = games.row(games.height - 1, named=True) if games.height else None
-    with store.transaction(con):
+    with gateway.transaction(con):
         if not start:
-            store.replace_where(con, "rating_estimates", {}, [])
+            gateway.replace_where(con, "rating_estimates", {}, [])
         if estimates.height:
-            store.upsert(con, "rating_estimates", estimates)
-        store.replace_where(con, "rating_estimate_tracks", {}, tracks)
-        store.replace_where(
+            gateway.upsert(con, "rating_estimates", estimates)
+        gateway.replace_where(con, "rating_estimate_tracks", {}, tracks)
+        gateway.replace_where(
             con,
             "rating_estimate_cursor",
             {},
