@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.domain import bracket, standings
-from pipeline.model import Config
+from pipeline.model import Config, Stage
 from pipeline.stages import context, placings
 from pipeline.store import gateway
 
@@ -84,43 +84,14 @@ def next_acwc_pairings(config: Config, con: Any) -> tuple[list[tuple[str, int, s
     if not paired[cands.name]:
         if placings.stage_complete(con, quali) is None:
             return [], []
-        champion, runner_up = context.finalist_ids(config)
-        finalists = [p for p in (champion, runner_up) if p]
-        n = bracket.acwc_qualifiers(quali.advance, len(finalists))
-        table = [
-            r["entrant"]
-            for r in gateway.query(con, "queries/standings_after", [quali.name, quali.rounds]).to_dicts()
-            if r["entrant"] not in finalists
-        ]
-        try:
-            upper, lower = standings.candidates_pools(table[:n], champion, runner_up)
-            rounds = [bracket.round_robin(pool, cands.rounds) for pool in (upper, lower)]
-        except (ValueError, bracket.BracketError) as e:
-            return [], [f"candidates: {e}"]
-        notes = [
-            f"ACWC-Q-3: {n} qualify: {', '.join(table[:n])}; upper pool {', '.join(upper)}; lower pool {', '.join(lower)}"
-        ]
-        return [(cands.name, r + 1, a, b) for pool in rounds for r, pairs in enumerate(pool) for a, b in pairs], notes
+        return candidates_pairings(config, con, quali, cands)
     if not kos:
         return [], []
     semis = kos[0]
     if not paired[semis.name]:
         if placings.stage_complete(con, cands) is None:
             return [], []
-        table = gateway.query(con, "queries/standings_after", [cands.name, cands.rounds]).to_dicts()
-        pools: dict[int, list[str]] = {}
-        for r in sorted(table, key=lambda r: (r["pool"], r["rank"])):
-            pools.setdefault(r["pool"], []).append(r["entrant"])
-        if len(pools) != 2:
-            return [], [f"candidates: {len(pools)} pools played; ACWC-SF-1 pairs the winners and runners-up of 2"]
-        ranked = [pools[k] for k in sorted(pools)]
-        tied = [k for k in sorted(pools) if sum(r["rank"] <= 2 for r in table if r["pool"] == k) != 2]
-        if tied:
-            return [], [
-                f"candidates pool {tied[0]}: its first two places are not decided by ACWC-C-2's tiebreaks: "
-                "the TD orders them (players.csv order is the last tiebreak)"
-            ]
-        return [(semis.name, 1, a, b) for a, b in bracket.acwc_semifinals(ranked[0], ranked[1])], []
+        return acwc_semifinal_pairings(con, cands, semis)
     if len(kos) > 1 and not paired[kos[1].name]:
         done = placings.stage_complete(con, semis)
         if done is None or not all(m["winner"] for m in done):
@@ -128,6 +99,50 @@ def next_acwc_pairings(config: Config, con: Any) -> tuple[list[tuple[str, int, s
         pairs = bracket.final_and_bronze([(m["team_a"], m["team_b"], m["winner"]) for m in done if m["round"] == 1])
         return [(kos[1].name, 1, a, b) for a, b in pairs], []
     return [], []
+
+
+def candidates_pairings(
+    config: Config, con: Any, quali: Stage, cands: Stage
+) -> tuple[list[tuple[str, int, str, str]], list[str]]:
+    """The candidates' round robins once the qualification is decided: its top players (ACWC-Q-3)
+    and the previous finalists in ACWC-C-1's two pools; a note names who qualified."""
+    assert quali.advance is not None
+    champion, runner_up = context.finalist_ids(config)
+    finalists = [p for p in (champion, runner_up) if p]
+    n = bracket.acwc_qualifiers(quali.advance, len(finalists))
+    table = [
+        r["entrant"]
+        for r in gateway.query(con, "queries/standings_after", [quali.name, quali.rounds]).to_dicts()
+        if r["entrant"] not in finalists
+    ]
+    try:
+        upper, lower = standings.candidates_pools(table[:n], champion, runner_up)
+        rounds = [bracket.round_robin(pool, cands.rounds) for pool in (upper, lower)]
+    except (ValueError, bracket.BracketError) as e:
+        return [], [f"candidates: {e}"]
+    notes = [
+        f"ACWC-Q-3: {n} qualify: {', '.join(table[:n])}; upper pool {', '.join(upper)}; lower pool {', '.join(lower)}"
+    ]
+    return [(cands.name, r + 1, a, b) for pool in rounds for r, pairs in enumerate(pool) for a, b in pairs], notes
+
+
+def acwc_semifinal_pairings(con: Any, cands: Stage, semis: Stage) -> tuple[list[tuple[str, int, str, str]], list[str]]:
+    """ACWC-SF-1's semifinals once the candidates are decided: each pool's winner v the other
+    pool's runner-up; a note instead when the pools are not two or a pool's first two places tie."""
+    table = gateway.query(con, "queries/standings_after", [cands.name, cands.rounds]).to_dicts()
+    pools: dict[int, list[str]] = {}
+    for r in sorted(table, key=lambda r: (r["pool"], r["rank"])):
+        pools.setdefault(r["pool"], []).append(r["entrant"])
+    if len(pools) != 2:
+        return [], [f"candidates: {len(pools)} pools played; ACWC-SF-1 pairs the winners and runners-up of 2"]
+    ranked = [pools[k] for k in sorted(pools)]
+    tied = [k for k in sorted(pools) if sum(r["rank"] <= 2 for r in table if r["pool"] == k) != 2]
+    if tied:
+        return [], [
+            f"candidates pool {tied[0]}: its first two places are not decided by ACWC-C-2's tiebreaks: "
+            "the TD orders them (players.csv order is the last tiebreak)"
+        ]
+    return [(semis.name, 1, a, b) for a, b in bracket.acwc_semifinals(ranked[0], ranked[1])], []
 
 
 def proposal_rows(

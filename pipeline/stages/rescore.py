@@ -97,14 +97,48 @@ def rescore_plan(
             sorted(captains.items()),
         )
     ).encode()
-    near = []
-    for b in boards:
-        near.append(
-            (b.round, b.board, b.entrant_a, b.player_a, b.player_b, b.window_start - margin, b.window_end + margin)
-        )
-    for p in pairings:  # the captains' 3+0 games (TEAM-KO-1) are linked from the captains' own pair
+    near = near_windows(boards, pairings, captains, margin)
+    games = games_by_round(con, near)
+    fingerprints = {
+        rnd: round_fingerprint(common, rnd, pairings, boards, games.get(rnd), now, margin)
+        for rnd in sorted({p.round for p in pairings})
+    }
+    stored = dict(gateway.query(con, "queries/scored_rounds_of_stage", [stage.name]).iter_rows())
+    rescore = frozenset(r for r, f in fingerprints.items() if stored.get(r) != f)
+    spans = [(lo, hi) for r, _, _, _, _, lo, hi in near if r in rescore]
+    span = (min(lo for lo, _ in spans), max(hi for _, hi in spans)) if spans else (now, now)
+    return RescorePlan(
+        stage.name,
+        fingerprints,
+        rescore,
+        frozenset(set(stored) - set(fingerprints)),
+        not stored,
+        span,
+        frozenset(stored),
+    )
+
+
+Window = tuple[int, int, str, str, str, dt.datetime, dt.datetime]  # round, board, entrant_a, players, lo, hi
+
+
+def near_windows(
+    boards: list[linking.BoardPairing], pairings: tuple[Pairing, ...], captains: dict[str, str], margin: dt.timedelta
+) -> list[Window]:
+    """Every board's players with its window widened by the margin, and each pair of captains
+    (board 0: their 3+0 games, TEAM-KO-1, are linked from the captains' own pair)."""
+    near = [
+        (b.round, b.board, b.entrant_a, b.player_a, b.player_b, b.window_start - margin, b.window_end + margin)
+        for b in boards
+    ]
+    for p in pairings:
         if p.a in captains and p.b in captains:
             near.append((p.round, 0, p.a, captains[p.a], captains[p.b], p.window_start - margin, p.window_end + margin))
+    return near
+
+
+def games_by_round(con: Any, near: list[Window]) -> dict[int, str]:
+    """Per round, the stored games between a window's players near it, with each column linking
+    reads, as one string (sql/queries/round_games_fingerprint.sql)."""
     frame = pl.DataFrame(
         [
             {"round": r, "board": bd, "entrant_a": ea, "p1": min(pa, pb), "p2": max(pa, pb), "lo": lo, "hi": hi}
@@ -120,32 +154,23 @@ def rescore_plan(
             "hi": pl.Datetime("us", "UTC"),
         },
     )
-    games = dict(gateway.query_with(con, "queries/round_games_fingerprint", {"_boards": frame}).iter_rows())
-    fingerprints = {}
-    for rnd in sorted({p.round for p in pairings}):
-        h = hashlib.sha256(common)
-        mine = [p for p in pairings if p.round == rnd]
-        h.update(
-            repr(
-                (
-                    mine,
-                    [b for b in boards if b.round == rnd],
-                    [(now >= p.window_end, now >= p.window_end + margin) for p in mine],
-                )
-            ).encode()
-        )
-        h.update((games.get(rnd) or "").encode())
-        fingerprints[rnd] = h.hexdigest()
-    stored = dict(gateway.query(con, "queries/scored_rounds_of_stage", [stage.name]).iter_rows())
-    rescore = frozenset(r for r, f in fingerprints.items() if stored.get(r) != f)
-    spans = [(lo, hi) for r, _, _, _, _, lo, hi in near if r in rescore]
-    span = (min(lo for lo, _ in spans), max(hi for _, hi in spans)) if spans else (now, now)
-    return RescorePlan(
-        stage.name,
-        fingerprints,
-        rescore,
-        frozenset(set(stored) - set(fingerprints)),
-        not stored,
-        span,
-        frozenset(stored),
-    )
+    return dict(gateway.query_with(con, "queries/round_games_fingerprint", {"_boards": frame}).iter_rows())
+
+
+def round_fingerprint(
+    common: bytes,
+    rnd: int,
+    pairings: tuple[Pairing, ...],
+    boards: list[linking.BoardPairing],
+    games: str | None,
+    now: dt.datetime,
+    margin: dt.timedelta,
+) -> str:
+    """One round's fingerprint: what every round shares, its pairings and lineups, which of its
+    windows and margins have passed by `now`, and its games."""
+    h = hashlib.sha256(common)
+    mine = [p for p in pairings if p.round == rnd]
+    passed = [(now >= p.window_end, now >= p.window_end + margin) for p in mine]
+    h.update(repr((mine, [b for b in boards if b.round == rnd], passed)).encode())
+    h.update((games or "").encode())
+    return h.hexdigest()

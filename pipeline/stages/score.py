@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.domain import linking, scoring, standings, verify
-from pipeline.model import Config
+from pipeline.model import Bye, Config, Pairing, Stage
 from pipeline.stages import context, placings, rescore
 from pipeline.store import gateway
 
@@ -49,94 +49,7 @@ def score_stage(
     try:
         context.write_td_inputs(con, inputs)
         for stage in config.stages:
-            pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
-            byes = tuple(b for b in inputs.byes if b.stage == stage.name)
-            if not pairings and not byes:  # nothing paired (any more): no stale results from an earlier run
-                with gateway.transaction(con):
-                    for table_name in (
-                        "scored_match_games",
-                        "scored_board_results",
-                        "scored_team_matches",
-                        "scored_standings",
-                        "scored_rounds",
-                    ):
-                        gateway.replace_where(con, table_name, {"stage": stage.name}, [])
-                continue
-            boards = linking.board_pairings(pairings, inputs.roster, config.boards, context.lineup(config, inputs))
-            captains = (
-                {m.entrant: m.player_id for m in inputs.roster.members if m.is_captain} if config.kind == "team" else {}
-            )
-            plan = rescore.rescore_plan(con, config, inputs, stage, pairings, boards, captains, now)
-            games = (
-                gateway.query(con, "queries/games_between_registered", list(plan.games_range)) if plan.rescore else None
-            )
-            linked = (
-                linking.link_stage(
-                    stage,
-                    pairings,
-                    inputs.roster,
-                    config.boards,
-                    games,
-                    context.lineup(config, inputs),
-                    inputs.overrides,
-                    captains,
-                    rounds=plan.rescore,
-                )
-                if plan.rescore
-                else []
-            )
-            results = scoring.score_boards(
-                stage, linked, [b for b in boards if b.round in plan.rescore], inputs.overrides, now
-            )
-            new_matches = scoring.score_matches(
-                stage,
-                linked,
-                results,
-                tuple(p for p in pairings if p.round in plan.rescore),
-                config.boards,
-                now,
-                inputs.overrides,
-                captains,
-            )
-            matches = plan.all_matches(con, pairings, new_matches)
-            entrants = (
-                context.swiss_entrants(config, inputs)
-                if stage.kind == "swiss"
-                else tuple(dict.fromkeys([*(e for p in pairings for e in (p.a, p.b)), *(b.entrant for b in byes)]))
-            )
-            seeds = {m.entrant: m.seed_rating for m in inputs.roster.members if m.seed_rating is not None}
-            if stage.kind == "swiss" and config.kind == "individual":
-                expected = standings.swiss_rounds(len(entrants))
-                if stage.rounds != expected:
-                    report.notes.append(
-                        f"ACWC-Q-1: {len(entrants)} players call for floor(log2 {len(entrants)}) + 2 = "
-                        f"{expected} rounds; stages.{stage.name}.rounds is {stage.rounds}"
-                    )
-            if stage.kind == "round_robin":  # ACWC-C-1: each pool is ranked on its own
-                table = [
-                    dataclasses.replace(row, pool=i)
-                    for i, pool in enumerate(standings.pools(entrants, matches), 1)
-                    for row in standings.stage_standings(
-                        stage, pool, matches, seeds, inputs.roster.entrants, byes, config.boards
-                    )
-                ]
-            else:
-                table = standings.stage_standings(
-                    stage, entrants, matches, seeds, inputs.roster.entrants, byes, config.boards
-                )
-            with gateway.transaction(con):
-                where = {"stage": stage.name}
-                plan.write(con, linked, results, new_matches)
-                gateway.replace_where(con, "scored_standings", where, table)
-                counts = gateway.query(con, "queries/scored_counts_of_stage", [stage.name]).row(0, named=True)
-            report.stages.append(stage.name)
-            report.rescored_rounds += len(plan.rescore)
-            report.first_scored_rounds += len(plan.rescore - plan.scored_before)
-            report.match_games += counts["match_games"]
-            report.counted_games += counts["counted_games"]
-            report.team_matches += counts["team_matches"]
-            report.unplayed_matches += counts["unplayed_matches"]
-            report.standings_rows += len(table)
+            score_one_stage(con, config, inputs, stage, now, report)
         if report.unplayed_matches:
             report.notes.append(unplayed_note(report.unplayed_matches))
         placings.write_placings(con, config)
@@ -144,6 +57,130 @@ def score_stage(
     finally:
         con.close()
     return report
+
+
+_STAGE_TABLES = (
+    "scored_match_games",
+    "scored_board_results",
+    "scored_team_matches",
+    "scored_standings",
+    "scored_rounds",
+)
+
+
+def score_one_stage(
+    con: Any, config: Config, inputs: context.Inputs, stage: Stage, now: dt.datetime, report: ScoreReport
+) -> None:
+    """One stage: link and score the rounds the rescore plan names, rank the stage, write it all
+    in one transaction and add its counts to `report`. A stage with nothing paired (any more) is
+    emptied, so no stale results of an earlier run stay."""
+    pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
+    byes = tuple(b for b in inputs.byes if b.stage == stage.name)
+    if not pairings and not byes:
+        with gateway.transaction(con):
+            for table_name in _STAGE_TABLES:
+                gateway.replace_where(con, table_name, {"stage": stage.name}, [])
+        return
+    boards = linking.board_pairings(pairings, inputs.roster, config.boards, context.lineup(config, inputs))
+    captains = {m.entrant: m.player_id for m in inputs.roster.members if m.is_captain} if config.kind == "team" else {}
+    plan = rescore.rescore_plan(con, config, inputs, stage, pairings, boards, captains, now)
+    linked = link_rescored(con, config, inputs, stage, pairings, captains, plan)
+    results = scoring.score_boards(stage, linked, [b for b in boards if b.round in plan.rescore], inputs.overrides, now)
+    new_matches = scoring.score_matches(
+        stage,
+        linked,
+        results,
+        tuple(p for p in pairings if p.round in plan.rescore),
+        config.boards,
+        now,
+        inputs.overrides,
+        captains,
+    )
+    matches = plan.all_matches(con, pairings, new_matches)
+    entrants = stage_entrants(config, inputs, stage, pairings, byes)
+    if stage.kind == "swiss" and config.kind == "individual":
+        note = swiss_rounds_note(stage, len(entrants))
+        if note is not None:
+            report.notes.append(note)
+    table = rank_stage(config, inputs, stage, entrants, matches, byes)
+    with gateway.transaction(con):
+        plan.write(con, linked, results, new_matches)
+        gateway.replace_where(con, "scored_standings", {"stage": stage.name}, table)
+        counts = gateway.query(con, "queries/scored_counts_of_stage", [stage.name]).row(0, named=True)
+    report.stages.append(stage.name)
+    report.rescored_rounds += len(plan.rescore)
+    report.first_scored_rounds += len(plan.rescore - plan.scored_before)
+    report.match_games += counts["match_games"]
+    report.counted_games += counts["counted_games"]
+    report.team_matches += counts["team_matches"]
+    report.unplayed_matches += counts["unplayed_matches"]
+    report.standings_rows += len(table)
+
+
+def link_rescored(
+    con: Any,
+    config: Config,
+    inputs: context.Inputs,
+    stage: Stage,
+    pairings: tuple[Pairing, ...],
+    captains: dict[str, str],
+    plan: rescore.RescorePlan,
+) -> list[linking.MatchGame]:
+    """The match games of the rounds to rescore, linked from the stored games near their windows
+    (none when no round is rescored)."""
+    if not plan.rescore:
+        return []
+    games = gateway.query(con, "queries/games_between_registered", list(plan.games_range))
+    return linking.link_stage(
+        stage,
+        pairings,
+        inputs.roster,
+        config.boards,
+        games,
+        context.lineup(config, inputs),
+        inputs.overrides,
+        captains,
+        rounds=plan.rescore,
+    )
+
+
+def stage_entrants(
+    config: Config, inputs: context.Inputs, stage: Stage, pairings: tuple[Pairing, ...], byes: tuple[Bye, ...]
+) -> tuple[str, ...]:
+    """Who is in the stage's table: a Swiss stage's entrants, else everyone paired or given a bye."""
+    if stage.kind == "swiss":
+        return context.swiss_entrants(config, inputs)
+    return tuple(dict.fromkeys([*(e for p in pairings for e in (p.a, p.b)), *(b.entrant for b in byes)]))
+
+
+def swiss_rounds_note(stage: Stage, players: int) -> str | None:
+    """ACWC-Q-1's rounds for the players, said when the config sets others (else None)."""
+    expected = standings.swiss_rounds(players)
+    if stage.rounds == expected:
+        return None
+    return (
+        f"ACWC-Q-1: {players} players call for floor(log2 {players}) + 2 = "
+        f"{expected} rounds; stages.{stage.name}.rounds is {stage.rounds}"
+    )
+
+
+def rank_stage(
+    config: Config,
+    inputs: context.Inputs,
+    stage: Stage,
+    entrants: tuple[str, ...],
+    matches: list[scoring.TeamMatch],
+    byes: tuple[Bye, ...],
+) -> list[standings.Standing]:
+    """The stage's table; a round robin's per pool, each pool ranked on its own (ACWC-C-1)."""
+    seeds = {m.entrant: m.seed_rating for m in inputs.roster.members if m.seed_rating is not None}
+    if stage.kind != "round_robin":
+        return standings.stage_standings(stage, entrants, matches, seeds, inputs.roster.entrants, byes, config.boards)
+    return [
+        dataclasses.replace(row, pool=i)
+        for i, pool in enumerate(standings.pools(entrants, matches), 1)
+        for row in standings.stage_standings(stage, pool, matches, seeds, inputs.roster.entrants, byes, config.boards)
+    ]
 
 
 def unplayed_note(n: int) -> str:
