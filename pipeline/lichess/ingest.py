@@ -541,8 +541,39 @@ def ingest(
     for uid in report.users_missing:
         report.warnings.append(f"player {uid!r} was not found on Lichess (misspelt, or the account does not exist)")
         report.players[uid] = PlayerReport(uid, history="missing", games="missing")
+    streams = _sync_histories(con, client, ids, known, cursors, since, now, report)
+    if progress is not None:
+        progress.planned(len(streams))
+    _stream_games(con, lock, client, streams, registered, now, report, concurrency, progress)
+    _search_watched(con, lock, client, report, watch, registered, now, cursors)
 
-    streams: list[tuple[UserRow, int | None, int | None]] = []
+    for uid in ids:
+        p = report.players.get(uid)
+        if p is not None and p.games == "unchanged" and progress is not None:
+            progress.player_done(p)
+    for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):
+        setattr(report, key, getattr(stats, key) - start_stats[key])
+    log.info("ingest: %s", {k: v for k, v in report.summary().items() if k != "players"})
+    return report
+
+
+Stream = tuple[UserRow, int | None, int | None]  # the player, since (ms), games synced before (None: never)
+
+
+def _sync_histories(
+    con: duckdb.DuckDBPyConnection,
+    client: berserk.Client,
+    ids: list[str],
+    known: dict[str, UserRow],
+    cursors: dict[tuple[str, str], dict[str, Any]],
+    since: dt.datetime | None,
+    now: dt.datetime,
+    report: IngestReport,
+) -> list[Stream]:
+    """Each found player's rating history, fetched unless its cursor says the profile's antichess
+    games and rating have not moved; returns the game streams to run (those whose game count moved)."""
+    stats = stats_of(client)
+    streams: list[Stream] = []
     for uid in ids:
         user = known.get(uid)
         if user is None:
@@ -576,11 +607,24 @@ def ingest(
                 else (to_ms(since) if since is not None else None)
             )
             streams.append((user, since_ms, gc["synced_games"] if gc is not None else None))
+    return streams
 
-    if progress is not None:
-        progress.planned(len(streams))
 
-    def run_stream(item: tuple[UserRow, int | None, int | None]) -> None:
+def _stream_games(
+    con: duckdb.DuckDBPyConnection,
+    lock: threading.Lock,
+    client: berserk.Client,
+    streams: list[Stream],
+    registered: frozenset[str],
+    now: dt.datetime,
+    report: IngestReport,
+    concurrency: int,
+    progress: Progress | None,
+) -> None:
+    """Run the game streams, two at a time at most when ``concurrency`` allows (each on its own
+    cursor; writes hold ``lock``)."""
+
+    def run_stream(item: Stream) -> None:
         user, since_ms, synced = item
         player = report.players[user.user_id]
         worker = con.cursor() if concurrency > 1 else con
@@ -612,17 +656,6 @@ def ingest(
     else:
         for item in streams:
             run_stream(item)
-
-    _search_watched(con, lock, client, report, watch, registered, now, cursors)
-
-    for uid in ids:
-        p = report.players.get(uid)
-        if p is not None and p.games == "unchanged" and progress is not None:
-            progress.player_done(p)
-    for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):
-        setattr(report, key, getattr(stats, key) - start_stats[key])
-    log.info("ingest: %s", {k: v for k, v in report.summary().items() if k != "players"})
-    return report
 
 
 def _search_watched(

@@ -254,9 +254,7 @@ def round_post(
         (r["entrant_a"], r["entrant_b"]): (r["window_start"], r["window_end"])
         for r in gateway.query(con, "queries/windows_of_round", [stage.name, rnd]).iter_rows(named=True)
     }
-    games: dict[str, set[str]] = {}
-    for a, g in gateway.query(con, "queries/match_game_ids_of_round", [stage.name, rnd]).iter_rows():
-        games.setdefault(a, set()).add(g)
+    games = _match_game_ids(con, stage, rnd)
     order = [s.name for s in config.stages]
     part_names = [str(p.time_control) for p in stage.parts]
     rows = [r for r in boards.iter_rows(named=True) if r["round"] == rnd]
@@ -283,6 +281,22 @@ def round_post(
         lines += exports.markdown_table(
             ["board", "A", "B", *part_names, "total", "games"], _board_lines(mine, part_names)
         )
+    lines += _byes_and_standings(con, stage, rnd)
+    lines += legend(config, stage)
+    return "\n".join(lines) + "\n"
+
+
+def _match_game_ids(con: Any, stage: Any, rnd: int) -> dict[str, set[str]]:
+    """The ids of each match's games in the round, by team a's id (what a game ruling may name)."""
+    games: dict[str, set[str]] = {}
+    for a, g in gateway.query(con, "queries/match_game_ids_of_round", [stage.name, rnd]).iter_rows():
+        games.setdefault(a, set()).add(g)
+    return games
+
+
+def _byes_and_standings(con: Any, stage: Any, rnd: int) -> list[str]:
+    """The round's byes, then a Swiss stage's standings after it."""
+    lines: list[str] = []
     byes = gateway.query(con, "queries/byes_of_round", [stage.name, rnd])
     if byes.height:
         lines += [""] + [
@@ -306,8 +320,7 @@ def round_post(
                 for r in table.iter_rows(named=True)
             ),
         )
-    lines += legend(config, stage)
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _board_lines(rows: list[dict[str, Any]], part_names: list[str]) -> list[list[Any]]:
