@@ -545,7 +545,7 @@ def ingest(
     if progress is not None:
         progress.planned(len(streams))
     _stream_games(con, lock, client, streams, registered, now, report, concurrency, progress)
-    _search_watched(con, lock, client, report, watch, registered, now, cursors)
+    _sync_watched_boards(con, lock, client, report, watch, registered, now, cursors)
 
     for uid in ids:
         p = report.players.get(uid)
@@ -658,7 +658,7 @@ def _stream_games(
             run_stream(item)
 
 
-def _search_watched(
+def _sync_watched_boards(
     con: duckdb.DuckDBPyConnection,
     lock: threading.Lock,
     client: berserk.Client,
@@ -718,7 +718,7 @@ def search_watched(
     cursors = {
         (r["user_id"], r["endpoint"]): r for r in gateway.query(con, "queries/ingest_cursors").iter_rows(named=True)
     }
-    _search_watched(
+    _sync_watched_boards(
         con, threading.Lock(), client, report, watch, frozenset(p.lower() for p in registered), now, cursors
     )
     for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):

@@ -41,7 +41,7 @@ def next_knockout_pairings(config: Config, con: Any) -> tuple[list[tuple[str, in
         ms = [m for m in matches[stage_name] if m["round"] == rnd]
         return ms if ms and all(m["winner"] for m in ms) else None
 
-    if placings.stage_complete(con, swiss) is None:
+    if placings.decided_stage_matches(con, swiss) is None:
         return [], []
     ko = knockouts[0]
     table = gateway.query(con, "queries/standings_after", [swiss.name, swiss.rounds]).to_dicts()
@@ -82,18 +82,18 @@ def next_acwc_pairings(config: Config, con: Any) -> tuple[list[tuple[str, int, s
         return [], []
     paired = {s.name: bool(gateway.query(con, "queries/pairings_of_stage", [s.name]).height) for s in [cands, *kos]}
     if not paired[cands.name]:
-        if placings.stage_complete(con, quali) is None:
+        if placings.decided_stage_matches(con, quali) is None:
             return [], []
         return candidates_pairings(config, con, quali, cands)
     if not kos:
         return [], []
     semis = kos[0]
     if not paired[semis.name]:
-        if placings.stage_complete(con, cands) is None:
+        if placings.decided_stage_matches(con, cands) is None:
             return [], []
         return acwc_semifinal_pairings(con, cands, semis)
     if len(kos) > 1 and not paired[kos[1].name]:
-        done = placings.stage_complete(con, semis)
+        done = placings.decided_stage_matches(con, semis)
         if done is None or not all(m["winner"] for m in done):
             return [], []
         pairs = bracket.final_and_bronze([(m["team_a"], m["team_b"], m["winner"]) for m in done if m["round"] == 1])

@@ -45,7 +45,7 @@ def stage_results(con: Any, config: Config) -> list[bracket.StageResult]:
             bracket.StageResult(
                 stage.name,
                 stage.kind,
-                complete=stage_complete(con, stage) is not None,
+                complete=decided_stage_matches(con, stage) is not None,
                 table=tuple(
                     bracket.TableRow(r["entrant"], r["rank"], r["match_points"], r["points_scored"], r["pool"])
                     for r in table
@@ -90,7 +90,7 @@ def write_placings(con: Any, config: Config) -> None:
         gateway.replace_where(con, "scored_placings", {}, rows)
 
 
-def stage_complete(con: Any, stage: Any) -> list[dict[str, Any]] | None:
+def decided_stage_matches(con: Any, stage: Any) -> list[dict[str, Any]] | None:
     """The stage's matches once every round is paired and decided (no match pending, unplayed or
     waiting for a tiebreak), else None."""
     ms = gateway.query(con, "queries/team_matches_of_stage", [stage.name]).to_dicts()
