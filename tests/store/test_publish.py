@@ -135,7 +135,7 @@ def test_a_second_writer_is_refused_with_the_holders_pid(tmp_path: Path) -> None
             sys.executable,
             "-c",
             (
-                "import sys, time; from pathlib import Path; from pipeline import publish\n"
+                "import sys, time; from pathlib import Path; from pipeline.store import publish\n"
                 f"with publish.writer_lock(Path({str(work)!r})):\n"
                 "    print('held', flush=True); time.sleep(60)\n"
             ),
@@ -237,9 +237,9 @@ def test_a_run_killed_mid_way_is_found_by_the_next_and_marked_failed(skeleton: P
     published = sha256(cfg.paths.database)
     script = (
         "import datetime as dt, os, signal\n"
-        "from pipeline import runs\nfrom pipeline.inputs.config import load_config\n"
+        "from pipeline.stages import record\nfrom pipeline.inputs.config import load_config\n"
         f"cfg = load_config({str(skeleton)!r})\n"
-        "with runs.recorded(cfg, 'nightly', dt.datetime(2026, 3, 20, tzinfo=dt.UTC)) as run:\n"
+        "with record.recorded(cfg, 'nightly', dt.datetime(2026, 3, 20, tzinfo=dt.UTC)) as run:\n"
         "    run.stage('ingest')\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
     )
