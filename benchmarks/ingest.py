@@ -31,11 +31,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pipeline.domain.timecontrol import parse_time_control  # noqa: E402
-from pipeline.lichess import client as lichess  # noqa: E402
 from pipeline.lichess import ingest  # noqa: E402
+from pipeline.lichess.client import make_client  # noqa: E402
 from pipeline.sim import replay  # noqa: E402
 from pipeline.sim.games import DemoPlayer, game_json, play_out, user_json  # noqa: E402
-from pipeline.store import gateway as store  # noqa: E402
+from pipeline.store import gateway  # noqa: E402
 
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 CLOCKS = [parse_time_control(t) for t in ("0+2", "1+2", "2+5", "1+0", "3+0", "0.5+1")]
@@ -83,10 +83,10 @@ def build(folder: Path, players: int, games: int, outsiders_share: float, seed: 
 
 
 def run(folder: Path, db: Path, ids: list[str], options: replay.ReplayOptions, streams: int = 1):
-    con = store.connect(db)
+    con = gateway.connect(db)
     try:
         with replay.running(folder, options=options) as server:
-            client = lichess.make_client(server.base_url, "bench-token", 30.0)
+            client = make_client(server.base_url, "bench-token", 30.0)
             start = time.perf_counter()
             report = ingest.ingest(con, client, ids, None, NOW, concurrency=streams)
             elapsed = time.perf_counter() - start

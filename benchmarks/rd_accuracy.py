@@ -32,18 +32,18 @@ from pathlib import Path
 import polars as pl
 
 from pipeline.domain import rd
-from pipeline.lichess import client as lichess
-from pipeline.store import gateway as store
+from pipeline.lichess import client
+from pipeline.store import gateway
 
 DEFAULT_DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"  # where the README's quick start builds it
 THRESHOLD = 80.0
 
 
 def games_from_db(db: Path) -> tuple[pl.DataFrame, tuple[str, ...]]:
-    con = store.connect(db, read_only=True)
+    con = gateway.connect(db, read_only=True)
     try:
-        players = tuple(store.query(con, "queries/registered_player_ids")["user_id"].to_list())
-        games = store.query(con, "queries/rated_antichess_games_of", [list(players)])
+        players = tuple(gateway.query(con, "queries/registered_player_ids")["user_id"].to_list())
+        games = gateway.query(con, "queries/rated_antichess_games_of", [list(players)])
     finally:
         con.close()
     return games, players
@@ -55,7 +55,7 @@ def games_from_ndjson(demo: Path) -> tuple[pl.DataFrame, tuple[str, ...]]:
     rows = []
     with (demo / "lichess" / "games.ndjson").open(encoding="utf-8") as f:
         for line in f:
-            row = lichess.parse_game(json.loads(line))
+            row = client.parse_game(json.loads(line))
             if row.rated and row.variant == "antichess":
                 rows.append({c: getattr(row, c) for c in rd.INPUT_COLUMNS})
     return pl.DataFrame(rows, infer_schema_length=None), players

@@ -15,14 +15,14 @@ matter more than seconds):
 
 (a) cold: the season ingested through the replay server as of the night after round 10
     (03:00 UTC on round 11's Tuesday); then, on a database with those games but no scored
-    tables and no verdicts, ``pipeline.stages.steps.score_stage`` (link, score, standings, and the
+    tables and no verdicts, ``pipeline.stages.score.score_stage`` (link, score, standings, and the
     verification of every listed game) and the audits. Verification is timed apart from the rest.
 (b) nightly: round 11's games ingested as of the next Tuesday 03:00 (timed and shown apart);
     then the same steps, which now rescore only the rounds whose inputs changed and verify only
     the new games. Run ``--repeats`` times from a copy of the same database, interleaved across
     the sizes; the median counts.
 
-The audit step runs ``pipeline.stages.steps.audit_stage(config, inputs, now)`` when it exists and shows
+The audit step runs ``pipeline.stages.audit.audit_stage(config, inputs, now)`` when it exists and shows
 ``audits_s=n/a (not built yet)`` otherwise. The last line is exactly
 ``teams=64 cold_s=C nightly_s=W growth=R`` with R = nightly(64) / (2 × nightly(32)) (1 = linear).
 Goals: W < 2, R ≤ 1.2.
@@ -49,8 +49,9 @@ sys.path.insert(0, str(ROOT))
 from pipeline.inputs.config import load_config  # noqa: E402
 from pipeline.model import Config  # noqa: E402
 from pipeline.sim.season import TEAM_START, build_season  # noqa: E402
-from pipeline.stages import steps as run  # noqa: E402
-from pipeline.store import gateway as store  # noqa: E402
+from pipeline.stages import audit, context, score  # noqa: E402
+from pipeline.stages.ingest import ingest_stage, lichess_base_url  # noqa: E402
+from pipeline.store import gateway  # noqa: E402
 
 SWISS_ROUNDS = 11
 NIGHT_10 = TEAM_START + dt.timedelta(days=7 * 10, hours=3)  # the night after round 10 (round 11's Tuesday)
@@ -95,12 +96,12 @@ def with_database(cfg: Config, db: Path) -> Config:
     return dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, database=db))
 
 
-def ingest(cfg: Config, inputs: run.Inputs, now: dt.datetime) -> int:
-    with run.lichess_base_url(cfg, now=now) as base_url:
-        return run.ingest_stage(cfg, inputs, base_url, now).games_new
+def ingest(cfg: Config, inputs: context.Inputs, now: dt.datetime) -> int:
+    with lichess_base_url(cfg, now=now) as base_url:
+        return ingest_stage(cfg, inputs, base_url, now).games_new
 
 
-def first_night(folder: Path, cfg: Config, inputs: run.Inputs) -> Path:
+def first_night(folder: Path, cfg: Config, inputs: context.Inputs) -> Path:
     """The database as ingested on the night after round 10 (nothing scored), cached."""
     db = folder.parent / f"{folder.name}-night10-{source_hash(INGEST)}.duckdb"
     if not db.exists():
@@ -115,9 +116,9 @@ def first_night(folder: Path, cfg: Config, inputs: run.Inputs) -> Path:
 
 @contextlib.contextmanager
 def verification_timer() -> Iterator[dict[str, float]]:
-    """Time pipeline.stages.steps.verify_new_games (called by score_stage) apart from the rest."""
+    """Time pipeline.stages.score.verify_new_games (called by score_stage) apart from the rest."""
     spent = {"verify": 0.0}
-    original = run.verify_new_games
+    original = score.verify_new_games
 
     def timed(*args: Any) -> None:
         t0 = time.perf_counter()
@@ -126,21 +127,21 @@ def verification_timer() -> Iterator[dict[str, float]]:
         finally:
             spent["verify"] += time.perf_counter() - t0
 
-    run.verify_new_games = timed  # type: ignore[assignment]
+    score.verify_new_games = timed  # type: ignore[assignment]
     try:
         yield spent
     finally:
-        run.verify_new_games = original  # type: ignore[assignment]
+        score.verify_new_games = original  # type: ignore[assignment]
 
 
-def audit_step(cfg: Config, inputs: run.Inputs, now: dt.datetime) -> float | None:
-    """The audits (pipeline/stages/audit.py, run through pipeline.stages.steps.audit_stage): seconds, or None
+def audit_step(cfg: Config, inputs: context.Inputs, now: dt.datetime) -> float | None:
+    """The audits (pipeline/stages/audit.py, audit_stage): seconds, or None
     while they are not built."""
-    audit: Callable[..., Any] | None = getattr(run, "audit_stage", None)
-    if audit is None:
+    audit_stage: Callable[..., Any] | None = getattr(audit, "audit_stage", None)
+    if audit_stage is None:
         return None
     t0 = time.perf_counter()
-    audit(cfg, inputs, now)
+    audit_stage(cfg, inputs, now)
     return time.perf_counter() - t0
 
 
@@ -157,10 +158,10 @@ class Night:
         return self.total - self.verify - (self.audits or 0.0)
 
 
-def score_night(cfg: Config, inputs: run.Inputs, now: dt.datetime) -> Night:
+def score_night(cfg: Config, inputs: context.Inputs, now: dt.datetime) -> Night:
     with verification_timer() as spent:
         t0 = time.perf_counter()
-        report = run.score_stage(cfg, inputs, now)
+        report = score.score_stage(cfg, inputs, now)
         scored = time.perf_counter() - t0
     audits = audit_step(cfg, inputs, now)
     return Night(scored + (audits or 0.0), spent["verify"], audits, report.verified, report.rescored_rounds)
@@ -170,7 +171,7 @@ def score_night(cfg: Config, inputs: run.Inputs, now: dt.datetime) -> Night:
 class Size:
     teams: int
     cfg: Config
-    inputs: run.Inputs
+    inputs: context.Inputs
     games: int = 0
     match_games: int = 0
     cold: Night | None = None
@@ -187,12 +188,12 @@ class Size:
 def prepare(teams: int, args: argparse.Namespace, work: Path) -> Size:
     folder = demo(teams, args.history_games, args.acwc_players, args.seed)
     cfg = load_config(folder / "tournament.toml")
-    inputs = run.read_inputs(cfg)
+    inputs = context.read_inputs(cfg)
     base = first_night(folder, cfg, inputs)
     db = work / f"t{teams}.duckdb"
     shutil.copy(base, db)
     size = Size(teams, with_database(cfg, db), inputs)
-    con = store.connect(db, read_only=True)
+    con = gateway.connect(db, read_only=True)
     try:
         size.games = con.sql("SELECT count(*) FROM lichess_games").fetchall()[0][0]
     finally:
@@ -213,7 +214,7 @@ def nightly_once(size: Size) -> None:
     assert size.nightly_base is not None
     shutil.copy(size.nightly_base, size.cfg.paths.database)
     size.nights.append(score_night(size.cfg, size.inputs, NIGHT_11))
-    con = store.connect(size.cfg.paths.database, read_only=True)
+    con = gateway.connect(size.cfg.paths.database, read_only=True)
     try:
         size.match_games = con.sql("SELECT count(*) FROM scored_match_games").fetchall()[0][0]
     finally:

@@ -32,8 +32,8 @@ from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
 from pipeline.lichess import ingest
 from pipeline.model import Config
-from pipeline.stages import record as runs
-from pipeline.stages import steps as run
+from pipeline.stages import audit, context, export, record, score
+from pipeline.stages.ingest import ingest_batch, ingest_watched, lichess_base_url, player_batches
 
 INGEST_RETRIES = 2
 
@@ -51,40 +51,40 @@ def retry_delay_s(config: Config) -> float:
 @task(name="ingest-batch", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
 def ingest_batch_task(
     config: Config,
-    inputs: run.Inputs,
+    inputs: context.Inputs,
     base_url: str,
     now: dt.datetime,
     players: tuple[str, ...],
     progress: IngestProgress | None = None,
 ) -> ingest.IngestReport:
-    return run.ingest_batch(config, inputs, base_url, now, players, progress=progress)
+    return ingest_batch(config, inputs, base_url, now, players, progress=progress)
 
 
 @task(name="ingest-casual-games", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
 def watch_task(
-    config: Config, inputs: run.Inputs, base_url: str, now: dt.datetime, batches: list[ingest.IngestReport]
+    config: Config, inputs: context.Inputs, base_url: str, now: dt.datetime, batches: list[ingest.IngestReport]
 ) -> ingest.IngestReport:
-    return run.ingest_watched(config, inputs, base_url, now, batches)
+    return ingest_watched(config, inputs, base_url, now, batches)
 
 
 @task(name="link-score-rank", cache_policy=NO_CACHE)
-def score_task(config: Config, inputs: run.Inputs, now: dt.datetime) -> dict[str, Any]:
-    return asdict(run.score_stage(config, inputs, now, verify_progress))
+def score_task(config: Config, inputs: context.Inputs, now: dt.datetime) -> dict[str, Any]:
+    return asdict(score.score_stage(config, inputs, now, verify_progress))
 
 
 @task(name="audit", cache_policy=NO_CACHE)
-def audit_task(config: Config, inputs: run.Inputs, now: dt.datetime) -> dict[str, Any]:
-    return run.audit_stage(config, inputs, now).summary()
+def audit_task(config: Config, inputs: context.Inputs, now: dt.datetime) -> dict[str, Any]:
+    return audit.audit_stage(config, inputs, now).summary()
 
 
 @task(name="export", cache_policy=NO_CACHE)
 def export_task(config: Config) -> list[str]:
-    return [str(p) for p in run.export_stage(config)]
+    return [str(p) for p in export.export_stage(config)]
 
 
 @task(name="publish", cache_policy=NO_CACHE)
-def publish_task(record: runs.Run) -> dict[str, Any]:
-    return runs.publish(record)
+def publish_task(run: record.Run) -> dict[str, Any]:
+    return record.publish(run)
 
 
 def _flow_run_id() -> str | None:
@@ -98,45 +98,43 @@ def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
     """Everything, in order. ``now`` (UTC ISO-8601) replays the season as it stood then."""
     config = load_config(Path(config_path))
     at = dt.datetime.fromisoformat(now.replace("Z", "+00:00")) if now else dt.datetime.now(dt.UTC)
-    with runs.recorded(config, "nightly", at, flow_run_id=_flow_run_id()) as record:
-        record.stage("validate")
-        inputs = run.read_inputs(config)
-        work = record.work
-        record.stage("ingest")
+    with record.recorded(config, "nightly", at, flow_run_id=_flow_run_id()) as run:
+        run.stage("validate")
+        inputs = context.read_inputs(config)
+        work = run.work
+        run.stage("ingest")
         delay_s = retry_delay_s(config)
         with (
-            run.lichess_base_url(work, now=at if now else None) as base_url,
+            lichess_base_url(work, now=at if now else None) as base_url,
             ingest_progress(len(inputs.player_ids()), replay_throttle(config)) as progress,
         ):
             batches = [
                 ingest_batch_task.with_options(retries=INGEST_RETRIES, retry_delay_seconds=delay_s)(
                     work, inputs, base_url, at, players, progress
                 )
-                for players in run.player_batches(inputs)
+                for players in player_batches(inputs)
             ]
             watched = watch_task.with_options(retries=INGEST_RETRIES, retry_delay_seconds=delay_s)(
                 work, inputs, base_url, at, batches
             )
         ingested = ingest.merge_reports([*batches, watched]).summary()
-        record.done(
-            "ingest", runs.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"]
-        )
+        run.done("ingest", record.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"])
 
-        record.stage("score")
+        run.stage("score")
         scored = score_task(work, inputs, at)
-        record.done("score", scored, warnings=scored["notes"])
+        run.done("score", scored, warnings=scored["notes"])
 
-        record.stage("audit")
+        run.stage("audit")
         audited = audit_task(work, inputs, at)
-        record.done("audit", audited, warnings=audited["notes"])
+        run.done("audit", audited, warnings=audited["notes"])
 
-        record.stage("export")
+        run.stage("export")
         exported = export_task(work)
-        record.done("export", {"files": len(exported)})
+        run.done("export", {"files": len(exported)})
 
-        published = publish_task(record)
+        published = publish_task(run)
     return {
-        "run_id": record.run_id,
+        "run_id": run.run_id,
         "ingest": ingested,
         "score": scored,
         "audit": audited,

@@ -14,8 +14,8 @@ import duckdb
 
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
-from pipeline.stages import audit as audits
-from pipeline.store import gateway as store
+from pipeline.stages.audit import write_params
+from pipeline.store import gateway
 
 UTC = dt.UTC
 REG = dt.datetime(2026, 8, 25, tzinfo=UTC)  # registration_at of the TEAM worlds
@@ -418,9 +418,9 @@ class AuditWorld:
 
     # ------------------------------------------------------------------ the database
     def build(self, now: dt.datetime = NOW) -> Path:
-        con = store.connect(self.path)
+        con = gateway.connect(self.path)
         try:
-            with store.transaction(con):
+            with gateway.transaction(con):
                 for table, rows in (
                     ("td_members", self.members),
                     ("lichess_users", list(self.users.values())),
@@ -434,8 +434,8 @@ class AuditWorld:
                     ("scored_board_results", self.board_results),
                     ("scored_team_matches", self.team_matches),
                 ):
-                    store.replace_where(con, table, {}, rows)
-            audits.write_params(con, self.config, now)
+                    gateway.replace_where(con, table, {}, rows)
+            write_params(con, self.config, now)
         finally:
             con.close()
         return self.path
@@ -451,7 +451,7 @@ def run_file(path: Path, audit: str) -> list[tuple[Any, ...]]:
     con = duckdb.connect(str(path), read_only=True)
     try:
         con.execute("SET TimeZone = 'America/Los_Angeles'")
-        text = (store.SQL_DIR / "audits" / f"{audit}.sql").read_text(encoding="utf-8")
+        text = (gateway.SQL_DIR / "audits" / f"{audit}.sql").read_text(encoding="utf-8")
         return sorted(con.sql(text).fetchall(), key=lambda r: tuple("" if v is None else str(v) for v in r))
     finally:
         con.close()

@@ -13,8 +13,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.inputs.config import load_config
-from pipeline.stages import record as runs
-from pipeline.stages import steps as run
+from pipeline.stages import audit, context, ingest, record, score
 
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 AUDIT_RULES = ("TEAM-ELIG-", "TEAM-COMP-", "TEAM-CAP-", "TEAM-CONDUCT-", "ACWC-ELIG-", "ACWC-SEED-", "ACWC-CONDUCT-")
@@ -29,20 +28,20 @@ def audit_demo(demo: Path) -> dict[str, Path]:
     dbs = {}
     for name, cfg_path in (("team", demo / "tournament.toml"), ("acwc", demo / "acwc" / "tournament.toml")):
         cfg = load_config(cfg_path)
-        inputs = run.read_inputs(cfg)
-        with runs.recorded(cfg, "nightly", NOW) as record:
-            record.stage("ingest")
-            with run.lichess_base_url(record.work) as base_url:
-                summary = run.ingest_stage(record.work, inputs, base_url, NOW).summary()
-            record.done(
-                "ingest", runs.ingest_counts(summary), requests=summary["requests"], warnings=summary["warnings"]
+        inputs = context.read_inputs(cfg)
+        with record.recorded(cfg, "nightly", NOW) as run:
+            run.stage("ingest")
+            with ingest.lichess_base_url(run.work) as base_url:
+                summary = ingest.ingest_stage(run.work, inputs, base_url, NOW).summary()
+            run.done(
+                "ingest", record.ingest_counts(summary), requests=summary["requests"], warnings=summary["warnings"]
             )
-            record.stage("score")
-            scored = run.score_stage(record.work, inputs, NOW)
-            record.done("score", dataclasses.asdict(scored), warnings=scored.notes)
-            record.stage("audit")
-            report = run.audit_stage(record.work, inputs, NOW)
-            record.done("audit", report.summary(), warnings=report.notes)
+            run.stage("score")
+            scored = score.score_stage(run.work, inputs, NOW)
+            run.done("score", dataclasses.asdict(scored), warnings=scored.notes)
+            run.stage("audit")
+            report = audit.audit_stage(run.work, inputs, NOW)
+            run.done("audit", report.summary(), warnings=report.notes)
         assert report.csv_path == cfg.paths.exports / "audit_findings.csv"
         dbs[name] = cfg.paths.database  # the published snapshot
     return dbs

@@ -29,10 +29,10 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import LichessError
-from pipeline.lichess import client as lichess
 from pipeline.lichess import ingest
+from pipeline.lichess.client import RetryPolicy, make_client
 from pipeline.sim import replay
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 ROOT = Path(__file__).resolve().parent.parent
 SEASON = ROOT / "tests" / "data" / "season" / "lichess"
@@ -46,9 +46,9 @@ DUPLICATES = {  # table: the key a row may appear under only once
 }
 
 
-def scaled_policy(scale: float, max_retries: int = 5) -> lichess.RetryPolicy:
+def scaled_policy(scale: float, max_retries: int = 5) -> RetryPolicy:
     """The production retry policy (≥60 s after a 429, 2 s backoff, 600 s cap) with every wait × scale."""
-    return lichess.RetryPolicy(
+    return RetryPolicy(
         rate_limit_wait_s=60 * scale, backoff_s=2 * scale, max_retries=max_retries, max_wait_s=600 * scale
     )
 
@@ -114,7 +114,7 @@ SEARCH_CURSORS = (
 
 
 def checksums(con: duckdb.DuckDBPyConnection, second_night_ok: bool) -> dict[str, tuple[int, int]]:
-    out = store.table_checksums(con)
+    out = gateway.table_checksums(con)
     if second_night_ok and "ingest_cursors" in out:
         n, total = con.execute(SEARCH_CURSORS).fetchall()[0]
         out["ingest_cursors"] = (n, int(total))
@@ -124,8 +124,8 @@ def checksums(con: duckdb.DuckDBPyConnection, second_night_ok: bool) -> dict[str
 def judge(reference: Path, disturbed: Path, second_night_ok: bool = False) -> tuple[int, int, list[str]]:
     """(lost, duplicated, tables whose checksum differs) of `disturbed` against `reference`;
     `second_night_ok`: leave out the casual-game search cursors a rerun adds (SEARCH_CURSORS)."""
-    ref = store.connect(reference, read_only=True)
-    got = store.connect(disturbed, read_only=True)
+    ref = gateway.connect(reference, read_only=True)
+    got = gateway.connect(disturbed, read_only=True)
     try:
         lost = len(_game_ids(ref) - _game_ids(got))
         dup = duplicates(got)
@@ -144,7 +144,7 @@ def ingest_once(
     dataset: replay.Dataset,
     path: Path,
     faults: replay.Faults,
-    policy: lichess.RetryPolicy,
+    policy: RetryPolicy,
     timeout_s: float = 5.0,
     attempts: int = 1 + TASK_RETRIES,
 ) -> tuple[Outcome, ingest.IngestReport]:
@@ -160,10 +160,10 @@ def ingest_once(
     out = Outcome("")
     start = time.perf_counter()
     with replay.running(dataset, options=replay.ReplayOptions(games_per_s=0, faults=faults)) as server:
-        client = lichess.make_client(server.base_url, "test-token", timeout_s, policy, sleep=sleep)
+        client = make_client(server.base_url, "test-token", timeout_s, policy, sleep=sleep)
         for attempt in range(1, attempts + 1):
             out.runs = attempt
-            con = store.connect(path)
+            con = gateway.connect(path)
             try:
                 report = ingest.ingest(con, client, list(dataset.users), None, NOW)
                 break
@@ -191,7 +191,7 @@ def ingest_scenario(
     ref: Reference,
     path: Path,
     faults: replay.Faults,
-    policy: lichess.RetryPolicy,
+    policy: RetryPolicy,
     timeout_s: float = 5.0,
 ) -> Outcome:
     out, report = ingest_once(dataset, path, faults, policy, timeout_s)

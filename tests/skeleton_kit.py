@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
-from pipeline.stages import steps as run
+from pipeline.stages import context, export, ingest, score
 
 SKELETON = Path(__file__).resolve().parent / "data" / "skeleton"
 AFTER_ROUND_2 = dt.datetime(2026, 3, 20, tzinfo=dt.UTC)
@@ -26,8 +26,8 @@ def copy_skeleton(tmp_path: Path) -> Path:
 def run_skeleton(folder: Path, now: dt.datetime = AFTER_ROUND_2) -> tuple[Config, list[Path]]:
     """Ingest, score and export the tournament in `folder`; returns its config and the files written."""
     cfg = load_config(folder / "tournament.toml")
-    inputs = run.read_inputs(cfg)
-    with run.lichess_base_url(cfg) as base_url:
-        run.ingest_stage(cfg, inputs, base_url, now)
-    run.score_stage(cfg, inputs, now)
-    return cfg, run.export_stage(cfg)
+    inputs = context.read_inputs(cfg)
+    with ingest.lichess_base_url(cfg) as base_url:
+        ingest.ingest_stage(cfg, inputs, base_url, now)
+    score.score_stage(cfg, inputs, now)
+    return cfg, export.export_stage(cfg)

@@ -18,7 +18,7 @@ import pytest
 from skeleton_kit import SKELETON, copy_skeleton, run_skeleton
 
 from pipeline.sim import replay
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 NASTY = {
     "Alphas": "Al'phas; DROP TABLE lichess_games; --",
@@ -47,7 +47,7 @@ def test_names_with_quotes_and_semicolons_are_data_not_sql(tmp_path: Path) -> No
         encoding="utf-8",
     )
     cfg, _ = run_skeleton(dest)
-    con = store.connect(cfg.paths.database, read_only=True)
+    con = gateway.connect(cfg.paths.database, read_only=True)
     try:
         entrants = {e for (e,) in con.sql("SELECT DISTINCT entrant FROM standings").fetchall()}
         games = con.sql("SELECT count(*) FROM lichess_games").fetchall()[0][0]

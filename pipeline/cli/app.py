@@ -1,4 +1,4 @@
-"""``antichess-td``: a thin CLI over ``pipeline.stages.steps`` and the Prefect flow.
+"""``antichess-td``: a thin CLI over the stages (``pipeline.stages``) and the Prefect flow.
 
 Exit codes (docs/td-guide.md, Run it): 0 success; 1 ``audit --fail-on-findings`` found an error; 2 bad input
 (config, TD files, dataset), with one message naming the file, the line or key, and what was
@@ -134,13 +134,13 @@ class _Stopper:
         signum = stops[0]
         self.seen.set()
         from pipeline.cli import console
-        from pipeline.stages import record as runs
+        from pipeline.stages import record
 
         console.stop_progress()
 
         reason = "interrupted by the user (Ctrl-C)" if signum == signal.SIGINT else "stopped by SIGTERM"
         try:
-            line = runs.interrupt(reason) or f"{reason}: no run had started; nothing was written"
+            line = record.interrupt(reason) or f"{reason}: no run had started; nothing was written"
         except BaseException as e:  # the closing line matters more than the record
             line = f"{reason}; the run could not be recorded ({type(e).__name__}: {e})"
         sys.stderr.write(line + "\n")
@@ -189,18 +189,17 @@ def _writing(cfg: Any, command: str, at: dt.datetime) -> Iterator[tuple[Any, Any
     _stopper.install()
     work = cfg.paths.work_database
     if not (work.exists() or publish.lock_path(work).exists()):
-        from pipeline.stages import steps as run
+        from pipeline.stages import context
 
-        run.read_inputs(cfg)
+        context.read_inputs(cfg)
     console.log_to_file(cfg.paths.database.parent, command)
     with publish.writer_lock(work):  # light: nothing heavy is imported yet
-        from pipeline.stages import record as runs
-        from pipeline.stages import steps as run
+        from pipeline.stages import context, record
 
-        with runs.recorded(cfg, command, at) as record:
-            record.stage("validate")
-            inputs = run.read_inputs(cfg)
-            yield record, inputs
+        with record.recorded(cfg, command, at) as run:
+            run.stage("validate")
+            inputs = context.read_inputs(cfg)
+            yield run, inputs
 
 
 def _say(line: str) -> None:
@@ -245,32 +244,32 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
     cfg = load_config(config)
     at = _now(now)
     # the lock, the run record and bad TD input come first: before Prefect starts, nothing slow runs
-    with _writing(cfg, "nightly", at) as (record, _inputs):
-        record.stage("start")
+    with _writing(cfg, "nightly", at) as (run, _inputs):
+        run.stage("start")
         assert cfg.paths.prefect_home is not None
         prefect_env.configure(cfg.paths.prefect_home)
         from flows.nightly import nightly as nightly_flow
 
         console.quiet_prefect()
         result = nightly_flow(config_path=str(config), now=now)
-    from pipeline.stages import record as runs
+    from pipeline.stages import record
 
     _summary(result)
     _print_standings(cfg)
-    _say(runs.summary_line(result["run_id"], cfg.paths.database))
+    _say(record.summary_line(result["run_id"], cfg.paths.database))
 
 
 def _print_standings(cfg: Any) -> None:
     from pipeline.cli.console import standings_table
-    from pipeline.store import gateway as store
+    from pipeline.store import gateway
 
-    con = store.connect(cfg.paths.database, read_only=True)
+    con = gateway.connect(cfg.paths.database, read_only=True)
     try:
         for stage in cfg.stages:
             if stage.kind != "swiss":
                 continue
             for line in standings_table(
-                stage.name, store.query(con, "queries/standings_latest", [stage.name]).to_dicts()
+                stage.name, gateway.query(con, "queries/standings_latest", [stage.name]).to_dicts()
             ):
                 _say(line)
     finally:
@@ -281,23 +280,23 @@ def _print_standings(cfg: Any) -> None:
 def ingest(config: ConfigOpt, now: NowOpt = None) -> None:
     """Fetch profiles, antichess rating histories and games (working database; published at the end)."""
     from pipeline.cli.console import ingest_progress, ingest_summary, replay_throttle
-    from pipeline.stages import record as runs
-    from pipeline.stages import steps as run
+    from pipeline.stages import record
+    from pipeline.stages.ingest import ingest_stage, lichess_base_url
 
     cfg = load_config(config)
     at = _now(now)
-    with _writing(cfg, "ingest", at) as (record, inputs):
-        record.stage("ingest")
+    with _writing(cfg, "ingest", at) as (run, inputs):
+        run.stage("ingest")
         with (
-            run.lichess_base_url(record.work, now=at if now else None) as base_url,
+            lichess_base_url(run.work, now=at if now else None) as base_url,
             ingest_progress(len(inputs.player_ids()), replay_throttle(cfg)) as progress,
         ):
-            report = run.ingest_stage(record.work, inputs, base_url, at, progress=progress)
+            report = ingest_stage(run.work, inputs, base_url, at, progress=progress)
         summary = report.summary()
-        record.done("ingest", runs.ingest_counts(summary), requests=summary["requests"], warnings=summary["warnings"])
+        run.done("ingest", record.ingest_counts(summary), requests=summary["requests"], warnings=summary["warnings"])
     for line in ingest_summary(summary, per_player=True):
         _say(line)
-    _say(runs.summary_line(record.run_id, cfg.paths.database))
+    _say(record.summary_line(run.run_id, cfg.paths.database))
 
 
 @app.command()
@@ -307,16 +306,16 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
     from dataclasses import asdict
 
     from pipeline.cli.console import rounds_scored, verify_progress
-    from pipeline.stages import record as runs
-    from pipeline.stages import steps as run
+    from pipeline.stages import record
+    from pipeline.stages.score import score_stage
 
     cfg = load_config(config)
     at = _now(now)
-    with _writing(cfg, "score", at) as (record, inputs):
-        record.stage("score")
-        report = run.score_stage(record.work, inputs, at, verify_progress)
-        record.done("score", asdict(report), warnings=report.notes)
-        exported = _refresh_exports(record)
+    with _writing(cfg, "score", at) as (run, inputs):
+        run.stage("score")
+        report = score_stage(run.work, inputs, at, verify_progress)
+        run.done("score", asdict(report), warnings=report.notes)
+        exported = _refresh_exports(run)
     rounds = rounds_scored(report.rescored_rounds, report.first_scored_rounds)
     if not report.rescored_rounds == report.first_scored_rounds > 0:  # some rounds were left as they were
         rounds += ": the others' inputs had not changed"
@@ -330,19 +329,19 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
     for problem in report.errors:
         _say(f"error: {problem}")
     _say(exported)
-    _say(runs.summary_line(record.run_id, cfg.paths.database))
+    _say(record.summary_line(run.run_id, cfg.paths.database))
 
 
-def _refresh_exports(record: Any) -> str:
+def _refresh_exports(run: Any) -> str:
     """After score or audit: every export rewritten from the working database about to be
     published (standings, results, round posts, findings, charts), so the files show a ruling as
     soon as the database does. Returns the line for the terminal."""
-    from pipeline.stages import steps as run
+    from pipeline.stages.export import export_stage
 
-    record.stage("export")
-    written = run.export_stage(record.work)
-    record.done("export", {"files": len(written)})
-    return f"exports: {len(written)} files refreshed in {record.config.paths.exports}"
+    run.stage("export")
+    written = export_stage(run.work)
+    run.done("export", {"files": len(written)})
+    return f"exports: {len(written)} files refreshed in {run.config.paths.exports}"
 
 
 @app.command()
@@ -357,20 +356,20 @@ def audit(
     the findings grouped by rule and rewrite the exports, audit_findings.csv among them (working database,
     published at the end)."""
     from pipeline.cli.console import audit_summary
-    from pipeline.stages import record as runs
-    from pipeline.stages import steps as run
+    from pipeline.stages import record
+    from pipeline.stages.audit import audit_stage
 
     cfg = load_config(config)
     at = _now(now)
-    with _writing(cfg, "audit", at) as (record, inputs):
-        record.stage("audit")
-        report = run.audit_stage(record.work, inputs, at)
-        record.done("audit", report.summary(), warnings=report.notes)
-        exported = _refresh_exports(record)
+    with _writing(cfg, "audit", at) as (run, inputs):
+        run.stage("audit")
+        report = audit_stage(run.work, inputs, at)
+        run.done("audit", report.summary(), warnings=report.notes)
+        exported = _refresh_exports(run)
     for line in audit_summary(report):
         _say(line)
     _say(exported)
-    _say(runs.summary_line(record.run_id, cfg.paths.database))
+    _say(record.summary_line(run.run_id, cfg.paths.database))
     if fail_on_findings and report.errors:
         raise typer.Exit(1)
 
@@ -378,7 +377,7 @@ def audit(
 @app.command()
 def export(config: ConfigOpt) -> None:
     """Write the exports from the published database (read-only: works while a run is writing)."""
-    from pipeline.stages import steps as run
+    from pipeline.stages.export import export_stage
 
     cfg = load_config(config)
     if not cfg.paths.database.exists():
@@ -387,7 +386,7 @@ def export(config: ConfigOpt) -> None:
             "key 'paths.database'",
             f"{cfg.paths.database} does not exist yet: run `antichess-td nightly` (or score) first",
         )
-    for p in run.export_stage(cfg):
+    for p in export_stage(cfg):
         _say(f"wrote {p}")
 
 
@@ -398,10 +397,10 @@ def serve(config: ConfigOpt) -> None:
     PREFECT_API_URL names it (default http://127.0.0.1:4200/api). Runs until stopped (Ctrl-C
     pauses the schedule)."""
     from pipeline.cli import prefect_env
-    from pipeline.stages import steps as run
+    from pipeline.stages import context
 
     cfg = load_config(config)
-    run.read_inputs(cfg)
+    context.read_inputs(cfg)
     assert cfg.paths.prefect_home is not None
     os.environ.setdefault("PREFECT_API_URL", "http://127.0.0.1:4200/api")
     prefect_env.configure(cfg.paths.prefect_home)

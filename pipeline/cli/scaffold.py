@@ -265,11 +265,10 @@ proposed pairings under `out/exports/`: check them, publish them, append them to
 def check(config_path: Path) -> tuple[str, list[str]]:
     """Validate the config and every TD file as ``nightly`` would before it starts; return the
     one-line summary and notes (what the audits will not be able to check, a missing token)."""
-    from pipeline.stages import audit as audits
-    from pipeline.stages import steps as run
+    from pipeline.stages import audit, context
 
     cfg = config.load_config(config_path)
-    inputs = run.read_inputs(cfg)
+    inputs = context.read_inputs(cfg)
     data = cfg.lichess.replay_data
     if data is not None and not data.is_dir():
         raise InputError(
@@ -285,7 +284,7 @@ def check(config_path: Path) -> tuple[str, list[str]]:
     if inputs.byes:
         counts.append(_n(len(inputs.byes), "bye"))
     counts.append(_n(len(inputs.overrides), "ruling"))
-    notes = audits.notes_for(cfg)
+    notes = audit.notes_for(cfg)
     if data is None and not os.environ.get(cfg.lichess.token_env):
         notes.append(
             f"no Lichess token in ${cfg.lichess.token_env}: Lichess answers rating-history requests "

@@ -264,27 +264,45 @@ def placings(stages: Sequence[StageResult], names: Mapping[str, str] | None = No
     equal on that order share a place. A place not decided yet is None (the entrants who can still
     reach it keep their slots), so the places below are final as soon as they are."""
 
-    def name(e: str | None) -> str:
-        return (names or {}).get(e or "", e or "")
+    order = _TableOrder(stages, names or {})
+    places = _Places(order)
+    rounds = _bracket_rounds(stages)
+    in_bracket: set[str] = {e for t in (rounds[0] if rounds else []) for e in (t.a, t.b)}
+    earlier = _place_last_rounds(places, rounds)
+    _place_round_losers(places, earlier)
+    unplaced = sorted(in_bracket - places.placed())
+    if unplaced:  # a winner whose next round is only partly paired: in the knockout, place open
+        places.add(unplaced, rounds[0][0].stage, {e: "in the knockout" for e in unplaced}, False)
+    _place_table_stages(places, stages, in_bracket)
+    return places.out
 
-    tables = [s for s in stages if s.kind != "knockout"]
-    position = {s.name: i for i, s in enumerate(tables)}
-    rows = {s.name: {r.entrant: r for r in s.table} for s in tables}
 
-    def key(e: str) -> tuple[int, int, float, float, int]:
-        for s in reversed(tables):
-            r = rows[s.name].get(e)
+class _TableOrder:
+    """How the tables before the knockout order entrants: the last table an entrant is in
+    decides (a swiss stage by rank; a round robin by pool place, match points, points scored,
+    pool number), and how an entrant is written in the `how` texts."""
+
+    def __init__(self, stages: Sequence[StageResult], names: Mapping[str, str]) -> None:
+        self.names = names
+        self.tables = [s for s in stages if s.kind != "knockout"]
+        self.position = {s.name: i for i, s in enumerate(self.tables)}
+        self.rows = {s.name: {r.entrant: r for r in s.table} for s in self.tables}
+
+    def name(self, e: str | None) -> str:
+        return self.names.get(e or "", e or "")
+
+    def key(self, e: str) -> tuple[int, int, float, float, int]:
+        for s in reversed(self.tables):
+            r = self.rows[s.name].get(e)
             if r is not None and s.kind != "round_robin":  # the rank holds the stage's tiebreaks
-                return (-position[s.name], r.rank, 0.0, 0.0, 0)
+                return (-self.position[s.name], r.rank, 0.0, 0.0, 0)
             if r is not None:
-                return (-position[s.name], r.rank, -r.match_points, -r.points_scored, r.pool or 0)
+                return (-self.position[s.name], r.rank, -r.match_points, -r.points_scored, r.pool or 0)
         return (1, 0, 0.0, 0.0, 0)
 
-    def last_row(e: str) -> tuple[StageResult, TableRow] | None:
-        return next(((s, rows[s.name][e]) for s in reversed(tables) if e in rows[s.name]), None)
-
-    def order_text(e: str) -> str:
-        found = last_row(e)
+    def text(self, e: str) -> str:
+        """Where the entrant's last table put it ("swiss rank 3", "candidates pool 1 place 2, ...")."""
+        found = next(((s, self.rows[s.name][e]) for s in reversed(self.tables) if e in self.rows[s.name]), None)
         if found is None:
             return ""
         s, r = found
@@ -292,69 +310,90 @@ def placings(stages: Sequence[StageResult], names: Mapping[str, str] | None = No
             return f"{s.name} pool {r.pool} place {r.rank}, {r.match_points:g} match points, {r.points_scored:g} points"
         return f"{s.name} rank {r.rank}"
 
-    out: list[Placing] = []
-    next_place = 1
 
-    def add(group: list[str], stage: str, how: dict[str, str], decided: bool) -> None:
-        nonlocal next_place
-        keys = {e: key(e) for e in group}
+class _Places:
+    """The placings so far, best first, and the next place to give."""
+
+    def __init__(self, order: _TableOrder) -> None:
+        self.order = order
+        self.out: list[Placing] = []
+        self.next_place = 1
+
+    def placed(self) -> set[str]:
+        return {p.entrant for p in self.out}
+
+    def add(self, group: list[str], stage: str, how: dict[str, str], decided: bool) -> None:
+        """`group` takes the next len(group) places, in table order (equals share a place); None
+        for each when the places are not `decided` yet."""
+        keys = {e: self.order.key(e) for e in group}
         for e in sorted(group, key=lambda e: (keys[e], e.lower())):
-            place = next_place + sum(keys[o] < keys[e] for o in group) if decided else None
-            out.append(Placing(stage, place, e, how[e]))
-        next_place += len(group)
+            place = self.next_place + sum(keys[o] < keys[e] for o in group) if decided else None
+            self.out.append(Placing(stage, place, e, how[e]))
+        self.next_place += len(group)
 
-    rounds = _bracket_rounds(stages)
+
+def _place_last_rounds(places: _Places, rounds: list[list[_Tie]]) -> list[list[_Tie]]:
+    """The first places: the final's and the bronze match's sides, or while there is no final
+    yet, the sides still in the last round paired. Returns the earlier rounds, whose losers come next."""
+    name = places.order.name
     final, bronze = _final_and_bronze(rounds)
-    in_bracket: set[str] = {e for t in (rounds[0] if rounds else []) for e in (t.a, t.b)}
     if final is not None:
-        earlier = rounds[:-2] if bronze is not None else rounds[:-1]
         for tie, label in ((final, "final"), (bronze, "bronze match")):
             if tie is None:
                 continue
             if tie.winner is None:
-                add([tie.a, tie.b], tie.stage, {e: f"plays the {label}" for e in (tie.a, tie.b)}, False)
+                places.add([tie.a, tie.b], tie.stage, {e: f"plays the {label}" for e in (tie.a, tie.b)}, False)
                 continue
-            w, lost = tie.winner, tie.loser
-            assert lost is not None
-            add([w], tie.stage, {w: f"won the {label} v {name(lost)}, {_score(tie, w)}"}, True)
-            add([lost], tie.stage, {lost: f"lost the {label} v {name(w)}, {_score(tie, lost)}"}, True)
-    elif rounds:
-        last = rounds[-1]
-        earlier = rounds[:-1]
-        label = _round_name(len(last))
-        if all(t.winner for t in last):
-            winners = [t.winner for t in last if t.winner]
-            add(winners, last[0].stage, {e: f"won the {label}: plays the next round" for e in winners}, False)
-            earlier = rounds
-        else:
-            alive = [e for t in last for e in (t.a, t.b)]
-            add(alive, last[0].stage, {e: f"plays the {label}" for e in alive}, False)
-    else:
-        earlier = []
+            w, lo = tie.winner, tie.loser
+            assert lo is not None
+            places.add([w], tie.stage, {w: f"won the {label} v {name(lo)}, {_score(tie, w)}"}, True)
+            places.add([lo], tie.stage, {lo: f"lost the {label} v {name(w)}, {_score(tie, lo)}"}, True)
+        return rounds[:-2] if bronze is not None else rounds[:-1]
+    if not rounds:
+        return []
+    last = rounds[-1]
+    label = _round_name(len(last))
+    if all(t.winner for t in last):
+        winners = [t.winner for t in last if t.winner]
+        places.add(winners, last[0].stage, {e: f"won the {label}: plays the next round" for e in winners}, False)
+        return rounds
+    alive = [e for t in last for e in (t.a, t.b)]
+    places.add(alive, last[0].stage, {e: f"plays the {label}" for e in alive}, False)
+    return rounds[:-1]
+
+
+def _place_round_losers(places: _Places, earlier: list[list[_Tie]]) -> None:
+    """Each earlier knockout round's losers, later rounds first, sharing the next places in table
+    order; the sides of a tie still undecided keep open places, and no place below it is final."""
+    name = places.order.name
     for ties in reversed(earlier):
         label = _round_name(len(ties))
         open_ties = [t for t in ties if t.winner is None or t.loser is None]
         if open_ties:  # a tie still undecided (pending, unplayed, waiting for a ruling): no place below it is final
-            placed = {p.entrant for p in out}  # (an entrant already paired in a later round is placed there)
+            placed = places.placed()  # (an entrant already paired in a later round is placed there)
             alive = [e for t in open_ties for e in (t.a, t.b) if e not in placed]
-            add(alive, ties[0].stage, {e: f"plays the {label}" for e in alive}, False)
+            places.add(alive, ties[0].stage, {e: f"plays the {label}" for e in alive}, False)
         decided = [t for t in ties if t not in open_ties]
         if not decided:
             continue
-        lo, hi = next_place, next_place + len(decided) - 1
+        lo, hi = places.next_place, places.next_place + len(decided) - 1
         how = {}
         for t in decided:
-            won, loser = t.winner, t.loser
-            assert won is not None and loser is not None
-            how[loser] = f"lost the {label} v {name(won)}, {_score(t, loser)}; places {lo}–{hi} by {order_text(loser)}"
-        add([t.loser for t in decided if t.loser], ties[0].stage, how, not open_ties)
-    unplaced = sorted(in_bracket - {p.entrant for p in out})
-    if unplaced:  # a winner whose next round is only partly paired: in the knockout, place open
-        add(unplaced, rounds[0][0].stage, {e: "in the knockout" for e in unplaced}, False)
+            w, loser = t.winner, t.loser
+            assert w is not None and loser is not None
+            how[loser] = (
+                f"lost the {label} v {name(w)}, {_score(t, loser)}; places {lo}–{hi} by {places.order.text(loser)}"
+            )
+        places.add([t.loser for t in decided if t.loser], ties[0].stage, how, not open_ties)
+
+
+def _place_table_stages(places: _Places, stages: Sequence[StageResult], in_bracket: set[str]) -> None:
+    """Stage by stage backwards, those who did not go on, in their stage's order; final once the
+    stage is complete and the next one has begun."""
+    order = places.order
     later = set(in_bracket)
-    for i in range(len(tables) - 1, -1, -1):
-        s = tables[i]
-        group = [e for e in rows[s.name] if e not in later]
+    for s in reversed(order.tables):
+        group = [e for e in order.rows[s.name] if e not in later]
         # the stages after this one (in the config) that have begun: who is not in them is out
         after = [t for t in stages[stages.index(s) + 1 :]]
         started = not after or any(t.table or t.matches for t in after[:1])
@@ -365,6 +404,5 @@ def placings(stages: Sequence[StageResult], names: Mapping[str, str] | None = No
             note = f"; the {s.name} stage is not finished"
         else:
             note = f"; not in the {after[0].name}" if after else ""
-        add(group, s.name, {e: order_text(e) + note for e in group}, final_places)
-        later |= set(rows[s.name])
-    return out
+        places.add(group, s.name, {e: order.text(e) + note for e in group}, final_places)
+        later |= set(order.rows[s.name])

@@ -155,10 +155,13 @@ def _points(part: Part, winner: str | None, a_is_white: bool) -> tuple[float, fl
     return (part.win, 0.0) if a_won else (0.0, part.win)
 
 
+GameRow = dict[str, Any]  # a games row with the GAME_COLUMNS
+
+
 def link_board(
     bp: BoardPairing,
     stage: Stage,
-    games: list[dict[str, Any]],
+    games: list[GameRow],
     excluded: frozenset[str] = frozenset(),
     included: frozenset[str] = frozenset(),
     elsewhere: frozenset[str] = frozenset(),
@@ -171,29 +174,11 @@ def link_board(
     out = []
     near = [g for g in games if bp.window_start - margin <= g["created_at"] < bp.window_end + margin]
     for g in sorted(near, key=lambda g: (g["created_at"], g["game_id"])):
-        tc = None
-        if g["clock_initial_s"] is not None and g["clock_increment_s"] is not None:
-            tc = TimeControl(g["clock_initial_s"], g["clock_increment_s"])
+        tc = _time_control(g)
         part = parts.get(tc) if tc else None
-        reason: Reason
-        if g["game_id"] in excluded:
-            reason = "excluded_by_td"
-        elif g["game_id"] in elsewhere:
-            reason = "counted_in_other_round"  # a TD included it in another round's match
-        elif g["variant"] != "antichess":
-            reason = "not_antichess"
-        elif g["status"] in NOT_PLAYED:
-            reason = NOT_PLAYED[g["status"]]
-        elif not bp.window_start <= g["created_at"] < bp.window_end and g["game_id"] not in included:
-            reason = "outside_window"
-        elif part is None:
-            reason = "wrong_time_control"
-        elif stage.rated_only and not g["rated"]:
-            reason = "casual"
-        elif used[part.time_control] >= part.games:
-            reason = "extra_game"
-        else:
-            reason = "included_by_td" if g["game_id"] in included else "counted"
+        reason = _reason(g, bp, stage, part, used, excluded, included, elsewhere)
+        if reason in ("counted", "included_by_td"):
+            assert part is not None
             used[part.time_control] += 1
         a_pts, b_pts = (0.0, 0.0)
         if reason in ("counted", "included_by_td"):
@@ -222,11 +207,46 @@ def link_board(
     return out
 
 
-def link_captains(
+def _time_control(g: GameRow) -> TimeControl | None:
+    """The game's clock as a time control (None for a correspondence or unlimited game)."""
+    if g["clock_initial_s"] is not None and g["clock_increment_s"] is not None:
+        return TimeControl(g["clock_initial_s"], g["clock_increment_s"])
+    return None
+
+
+def _reason(
+    g: GameRow,
+    bp: BoardPairing,
     stage: Stage,
-    pairings: tuple[Pairing, ...],
-    captains: dict[str, str],
-    by_pair: dict[frozenset[str], list[dict[str, Any]]],
+    part: Part | None,
+    used: dict[TimeControl, int],
+    excluded: frozenset[str],
+    included: frozenset[str],
+    elsewhere: frozenset[str],
+) -> Reason:
+    """Why the game counts for the board or not, the first reason that applies in this order;
+    `used`: the games already counted per part (a part counts at most its games)."""
+    if g["game_id"] in excluded:
+        return "excluded_by_td"
+    if g["game_id"] in elsewhere:
+        return "counted_in_other_round"  # a TD included it in another round's match
+    if g["variant"] != "antichess":
+        return "not_antichess"
+    if g["status"] in NOT_PLAYED:
+        return NOT_PLAYED[g["status"]]
+    if not bp.window_start <= g["created_at"] < bp.window_end and g["game_id"] not in included:
+        return "outside_window"
+    if part is None:
+        return "wrong_time_control"
+    if stage.rated_only and not g["rated"]:
+        return "casual"
+    if used[part.time_control] >= part.games:
+        return "extra_game"
+    return "included_by_td" if g["game_id"] in included else "counted"
+
+
+def link_captains(
+    stage: Stage, pairings: tuple[Pairing, ...], captains: dict[str, str], by_pair: dict[frozenset[str], list[GameRow]]
 ) -> list[MatchGame]:
     """TEAM-KO-1: the captains' 3+0 games of a knockout match, listed as board 0 with reason
     captains_tiebreak (the first 4 in or near the window, win 1, draw 1/2). They never enter the
@@ -292,7 +312,7 @@ def link_stage(
     """Link every board of every pairing of one stage (of its `rounds` only, when given: the rows
     are those a whole-stage link gives for them). An exclude_game/include_game ruling that
     names no game between paired players near that round's window is an InputError."""
-    by_pair: dict[frozenset[str], list[dict[str, Any]]] = defaultdict(list)
+    by_pair: dict[frozenset[str], list[GameRow]] = defaultdict(list)
     for g in games.select(GAME_COLUMNS).iter_rows(named=True):
         if g["white_id"] and g["black_id"]:
             by_pair[frozenset((g["white_id"], g["black_id"]))].append(g)

@@ -482,27 +482,65 @@ def resume_rd(
 def _rate_game(
     g: dict[str, Any], tracked: frozenset[str] | None, tracks: dict[str, _Track], default: _Belief
 ) -> Iterable[tuple[object, ...]]:
+    """The output rows of one game, for each tracked side whose rating it changed; updates `tracks`."""
+    at = _game_time(g)
+    sides = _sides(g)
+    if sides is None:
+        return []  # the game changed no rating (or we cannot read it)
+    ids = (g["white_id"], g["black_id"])
+    is_tracked = [ids[i] is not None and (tracked is None or ids[i] in tracked) for i in (0, 1)]
+    priors = [_predict_pre(tracks.get(ids[i]), at, sides[i].rating) if is_tracked[i] else default for i in (0, 1)]
+    posts, methods, meas_pres = _settle(priors, sides, default)
+    out = []
+    for i in (0, 1):
+        post, diff = posts[i], sides[i].diff
+        if not is_tracked[i] or diff is None or post is None:
+            continue
+        stored = _stored(post)
+        _update_track(tracks, str(ids[i]), stored, at, meas_pres[i])
+        out.append(
+            (
+                g["game_id"],
+                ids[i],
+                at,
+                sides[i].rating,
+                sides[i].rating + diff,
+                stored.rd,
+                stored.lo,
+                stored.hi,
+                methods[i],
+            )
+        )
+    return out
+
+
+def _game_time(g: dict[str, object]) -> dt.datetime:
+    """The game's last move time, which must be timezone-aware; and a readable winner."""
     at = g["last_move_at"]
     assert isinstance(at, dt.datetime)
     if at.utcoffset() is None:
         raise ValueError(f"estimate_rd: game {g['game_id']}: last_move_at {at!r} is naive; expected UTC")
-    winner: str | None = g["winner"]
-    if winner not in _SCORE:
-        raise ValueError(f"estimate_rd: game {g['game_id']}: winner {winner!r}: expected white, black or None")
-    ids: tuple[str | None, str | None] = (g["white_id"], g["black_id"])
+    if g["winner"] not in _SCORE:
+        raise ValueError(f"estimate_rd: game {g['game_id']}: winner {g['winner']!r}: expected white, black or None")
+    return at
+
+
+def _sides(g: dict[str, Any]) -> list[_Side] | None:
+    """White's and black's rating, rating change and score; None when the game changed no rating
+    (a rating missing, or both changes)."""
     ratings = (g["white_rating"], g["black_rating"])
     diffs = (g["white_rating_diff"], g["black_rating_diff"])
     if any(r is None for r in ratings) or all(d is None for d in diffs):
-        return []  # the game changed no rating (or we cannot read it)
-    sides = [_Side(int(ratings[i]), None if diffs[i] is None else int(diffs[i]), _SCORE[winner][i]) for i in (0, 1)]
-    # the id of each side whose RD is tracked game to game, None for an outsider (or no id)
-    keys = [u if u is not None and (tracked is None or u in tracked) else None for u in ids]
-    priors = [
-        default if k is None else _predict_pre(tracks.get(k), at, side.rating)
-        for k, side in zip(keys, sides, strict=True)
-    ]
-    default_rd = default.rd
-    assert default_rd is not None  # resume_rd gives the default opponent a point RD
+        return None
+    return [_Side(int(ratings[i]), None if diffs[i] is None else int(diffs[i]), _SCORE[g["winner"]][i]) for i in (0, 1)]
+
+
+def _settle(
+    priors: list[_Belief], sides: list[_Side], default: _Belief
+) -> tuple[list[_Belief | None], list[RdMethod], list[_Belief | None]]:
+    """Each side's posterior, method and measured pre-game belief: each side's pre-game belief
+    depends on the other's, so the two are refined together for ROUNDS rounds."""
+    assert default.rd is not None  # the default opponent's belief is a point (estimate_rd builds it so)
     pres = list(priors)
     posts: list[_Belief | None] = [None, None]
     methods: list[RdMethod] = ["unknown", "unknown"]
@@ -512,34 +550,24 @@ def _rate_game(
         for i in (0, 1):
             o = 1 - i
             posts[i], new_pres[i], methods[i], meas_pres[i] = _combine(
-                priors[i], sides[i], sides[o].rating, pres[o], default_rd
+                priors[i],
+                sides[i],
+                sides[o].rating,
+                pres[o],
+                default.rd,
             )
         pres = new_pres
-    out = []
-    for i in (0, 1):
-        post, key, side = posts[i], keys[i], sides[i]
-        if key is None or side.diff is None or post is None:
-            continue
-        stored = _stored(post)
-        track = tracks.get(key)
-        if track is None:
-            tracks[key] = _Track(stored, at)
-        else:
-            meas_pre = meas_pres[i]
-            if meas_pre is not None:
-                track.learn_sigma(meas_pre, _periods(track.at, at))
-            track.belief, track.at = stored, at
-        out.append(
-            (
-                g["game_id"],
-                ids[i],
-                at,
-                side.rating,
-                side.rating + side.diff,
-                stored.rd,
-                stored.lo,
-                stored.hi,
-                methods[i],
-            )
-        )
-    return out
+    return posts, methods, meas_pres
+
+
+def _update_track(
+    tracks: dict[str, _Track], user_id: str, stored: _Belief, at: dt.datetime, meas_pre: _Belief | None
+) -> None:
+    """The player's track after a game: started at it, or its sigma learned and its belief moved on."""
+    track = tracks.get(user_id)
+    if track is None:
+        tracks[user_id] = _Track(stored, at)
+        return
+    if meas_pre is not None:
+        track.learn_sigma(meas_pre, _periods(track.at, at))
+    track.belief, track.at = stored, at

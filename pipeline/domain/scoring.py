@@ -25,7 +25,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 from pipeline.domain.linking import BoardPairing, MatchGame
 from pipeline.model import Override, Pairing, Stage
@@ -127,73 +127,83 @@ def score_boards(
     for bp in board_pairings:
         if bp.stage != stage.name:
             continue
-        parts: dict[str, tuple[int, int, float, float]] = {}  # part -> (played, due, a points, b points)
-        for part in stage.parts:
-            games = counted.get((bp.round, bp.entrant_a, bp.board, str(part.time_control)), [])
-            parts[str(part.time_control)] = (
-                len(games),
-                part.games,
-                sum(g.a_points for g in games),
-                sum(g.b_points for g in games),
-            )
-        note = ""
-        for o in _rulings(bp, overrides):
-            loser_is_a = o.subject == bp.player_a
-            played = sum(v[0] for v in parts.values())
-            due = sum(v[1] for v in parts.values())
-            if o.action == "zero_draw":
-                parts = {k: (v[1], v[1], 0.0, 0.0) for k, v in parts.items()}
-            elif o.action == "disqualify" and o.value != "cheating" and played >= due:
-                continue  # a finished board stands (TEAM-DQ-1: only an incomplete pairing goes to the opponent)
-            else:
-                forfeited = [o.value] if o.action == "forfeit" and o.value else list(parts)
-                for part in stage.parts:
-                    k = str(part.time_control)
-                    if k in forfeited:
-                        full = part.max_points
-                        parts[k] = (part.games, part.games, 0.0 if loser_is_a else full, full if loser_is_a else 0.0)
-            note = f"{o.action}{' ' + o.value if o.value else ''} ({o.subject}): {o.reason}"
+        parts, note = _apply_rulings(stage, bp, _played_parts(stage, bp, counted), overrides)
         played = sum(v[0] for v in parts.values())
         unplayed = now is not None and board_unplayed(played, note, bp.window_end, stage, now)
-        rows = [
-            BoardResult(
-                stage.name,
-                bp.round,
-                bp.board,
-                bp.entrant_a,
-                bp.entrant_b,
-                bp.player_a,
-                bp.player_b,
-                k,
-                v[0],
-                v[1],
-                v[2],
-                v[3],
-                note,
-                unplayed,
-            )
-            for k, v in parts.items()
-        ]
-        out.extend(rows)
-        out.append(
-            BoardResult(
-                stage.name,
-                bp.round,
-                bp.board,
-                bp.entrant_a,
-                bp.entrant_b,
-                bp.player_a,
-                bp.player_b,
-                "total",
-                played,
-                sum(r.games_due for r in rows),
-                sum(r.a_points for r in rows),
-                sum(r.b_points for r in rows),
-                note,
-                unplayed,
-            )
-        )
+        out.extend(_board_rows(stage, bp, parts, note, unplayed))
     return out
+
+
+Parts = dict[str, list[Any]]  # time control -> [games played, games due, a's points, b's points]
+
+
+def _played_parts(stage: Stage, bp: BoardPairing, counted: dict[tuple[int, str, int, str], list[MatchGame]]) -> Parts:
+    """Each part of the board as played: its counted games, the games due and each side's points."""
+    parts = {}
+    for part in stage.parts:
+        games = counted.get((bp.round, bp.entrant_a, bp.board, str(part.time_control)), [])
+        parts[str(part.time_control)] = [
+            len(games),
+            part.games,
+            sum(g.a_points for g in games),
+            sum(g.b_points for g in games),
+        ]
+    return parts
+
+
+def _apply_rulings(stage: Stage, bp: BoardPairing, parts: Parts, overrides: tuple[Override, ...]) -> tuple[Parts, str]:
+    """The parts as the TD's rulings on the board leave them (score_boards' doc), and the note
+    naming the last ruling applied ("" when none)."""
+    note = ""
+    for o in _rulings(bp, overrides):
+        loser_is_a = o.subject == bp.player_a
+        played = sum(v[0] for v in parts.values())
+        due = sum(v[1] for v in parts.values())
+        if o.action == "zero_draw":
+            parts = {k: [v[1], v[1], 0.0, 0.0] for k, v in parts.items()}
+        elif o.action == "disqualify" and o.value != "cheating" and played >= due:
+            continue  # a finished board stands (TEAM-DQ-1: only an incomplete pairing goes to the opponent)
+        else:
+            forfeited = [o.value] if o.action == "forfeit" and o.value else list(parts)
+            for part in stage.parts:
+                k = str(part.time_control)
+                if k in forfeited:
+                    full = part.max_points
+                    parts[k] = [part.games, part.games, 0.0 if loser_is_a else full, full if loser_is_a else 0.0]
+        note = f"{o.action}{' ' + o.value if o.value else ''} ({o.subject}): {o.reason}"
+    return parts, note
+
+
+def _board_rows(stage: Stage, bp: BoardPairing, parts: Parts, note: str, unplayed: bool) -> list[BoardResult]:
+    """One row per part, then the board's total."""
+
+    def row(part: str, played: int, due: int, a_points: float, b_points: float) -> BoardResult:
+        return BoardResult(
+            stage.name,
+            bp.round,
+            bp.board,
+            bp.entrant_a,
+            bp.entrant_b,
+            bp.player_a,
+            bp.player_b,
+            part,
+            played,
+            due,
+            a_points,
+            b_points,
+            note,
+            unplayed,
+        )
+
+    rows = [row(k, v[0], v[1], v[2], v[3]) for k, v in parts.items()]
+    total = row(
+        "total",
+        sum(v[0] for v in parts.values()),
+        sum(r.games_due for r in rows),
+        sum(r.a_points for r in rows),
+        sum(r.b_points for r in rows),
+    )
+    return [*rows, total]
 
 
 def knockout_tiebreak(
@@ -272,45 +282,15 @@ def score_matches(
         b = sum(r.b_points for r in rows)
         played = sum(r.games_played for r in rows)
         due = sum(r.games_due for r in rows)
-        decided_by = None
-        ra = rb = 0.0
         games = sorted(counted.get((p.round, p.a), []), key=lambda g: (g.last_move_at, g.game_id))
-        for g in games:
-            ra += g.a_points
-            rb += g.b_points
-            if ra >= win_at or rb >= win_at:
-                decided_by = g.game_id
-                break
-        outcome: Outcome
-        complete = played >= due or now >= p.window_end
-        if stage.play_all and not complete:
-            outcome = "pending"  # ACWC-C-1: all games are played before a result stands
-        elif a >= win_at:
-            outcome = "a"
-        elif b >= win_at:
-            outcome = "b"
-        elif not complete:
-            outcome = "pending"
-        elif any(r.games_played == 0 and not r.override for r in rows):  # a board with no game and no ruling
-            outcome = (
-                "unplayed"
-                if any(board_unplayed(r.games_played, r.override, p.window_end, stage, now) for r in rows)
-                else "pending"
-            )
-        else:
-            outcome = "a" if a > b else "b" if b > a else "draw"
+        outcome = _match_outcome(stage, p, rows, a, b, win_at, now)
         tiebreak = ""
         if outcome == "draw" and stage.kind == "knockout":
             if captains:
                 outcome, tiebreak = knockout_tiebreak(p, linked, results, captains)
             else:
                 tiebreak = "tied: armageddon (ACWC-SF-1) or a replay (ACWC-F-1), entered by the TD"
-        note = ""
-        for o in overrides:  # ARM-1: a tied match decided by the armageddon game, entered by the TD
-            if o.action == "armageddon" and (o.stage, o.round) == (stage.name, p.round) and o.subject in (p.a, p.b):
-                if outcome == "draw":
-                    outcome = "a" if o.value == p.a else "b"
-                note = f"armageddon won by {o.value}: {o.reason}"
+        outcome, note = _armageddon(stage, p, outcome, overrides)
         winner = p.a if outcome == "a" else p.b if outcome == "b" else None
         out.append(
             TeamMatch(
@@ -324,7 +304,7 @@ def score_matches(
                 win_at,
                 played,
                 due,
-                decided_by,
+                _deciding_game(games, win_at),
                 outcome,
                 winner,
                 note,
@@ -332,3 +312,47 @@ def score_matches(
             )
         )
     return out
+
+
+def _deciding_game(games: list[MatchGame], win_at: float) -> str | None:
+    """The game (in the order played) after which a side had the winning points, if any."""
+    ra = rb = 0.0
+    for g in games:
+        ra += g.a_points
+        rb += g.b_points
+        if ra >= win_at or rb >= win_at:
+            return g.game_id
+    return None
+
+
+def _match_outcome(
+    stage: Stage, p: Pairing, rows: list[BoardResult], a: float, b: float, win_at: float, now: dt.datetime
+) -> Outcome:
+    """The match's outcome from its board totals, before any tiebreak or armageddon (score_matches' doc)."""
+    played = sum(r.games_played for r in rows)
+    due = sum(r.games_due for r in rows)
+    complete = played >= due or now >= p.window_end
+    if stage.play_all and not complete:
+        return "pending"  # ACWC-C-1: all games are played before a result stands
+    if a >= win_at:
+        return "a"
+    if b >= win_at:
+        return "b"
+    if not complete:
+        return "pending"
+    if any(r.games_played == 0 and not r.override for r in rows):  # a board with no game and no ruling
+        if any(board_unplayed(r.games_played, r.override, p.window_end, stage, now) for r in rows):
+            return "unplayed"
+        return "pending"
+    return "a" if a > b else "b" if b > a else "draw"
+
+
+def _armageddon(stage: Stage, p: Pairing, outcome: Outcome, overrides: tuple[Override, ...]) -> tuple[Outcome, str]:
+    """ARM-1: a tied match decided by the armageddon game, entered by the TD; the note says so."""
+    note = ""
+    for o in overrides:
+        if o.action == "armageddon" and (o.stage, o.round) == (stage.name, p.round) and o.subject in (p.a, p.b):
+            if outcome == "draw":
+                outcome = "a" if o.value == p.a else "b"
+            note = f"armageddon won by {o.value}: {o.reason}"
+    return outcome, note

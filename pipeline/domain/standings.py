@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pipeline.domain import tiebreak
 from pipeline.domain.scoring import TeamMatch, winning_points
@@ -114,13 +114,52 @@ def standings_after(
     byes: tuple[Bye, ...] = (),
     boards: int = 1,
 ) -> list[Standing]:
+    """The stage's table after `after_round`: the primary score, then the stage's tiebreaks
+    (_ranked), from the decided matches and the byes up to that round."""
     seeds = seeds or {}
     byes = tuple(b for b in byes if b.stage == stage.name and b.round <= after_round and b.entrant in entrants)
-    mp: dict[str, float] = defaultdict(float)
-    scored: dict[str, float] = defaultdict(float)
-    conceded: dict[str, float] = defaultdict(float)
-    played: dict[str, int] = defaultdict(int)
-    kashdan: dict[str, float] = defaultdict(float)
+    t = _totals(stage, matches, after_round, byes, boards)
+    primary = t.match_points if stage.primary == "match_points" else t.scored
+    values = _tiebreak_values(stage, entrants, matches, after_round, byes, boards, t, seeds, td_order)
+    decided = [
+        tm for tm in matches if tm.stage == stage.name and tm.round <= after_round and tm.outcome not in UNSCORED
+    ]
+    return [
+        Standing(
+            stage.name,
+            after_round,
+            rank,
+            e,
+            t.played[e],
+            t.match_points[e],
+            t.scored[e],
+            t.conceded[e],
+            values[e]["points_difference"],
+            values[e]["median_buchholz"],
+            values[e]["cumulative"],
+            seeds.get(e),
+            byes=sum(b.entrant == e for b in byes),
+            kashdan=t.kashdan[e],
+        )
+        for rank, e in _ranked(stage, entrants, primary, values, decided)
+    ]
+
+
+@dataclass
+class _Totals:
+    """Each entrant's sums over the decided matches and byes up to a round (0 when none)."""
+
+    match_points: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+    scored: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+    conceded: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+    played: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
+    kashdan: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+
+def _totals(stage: Stage, matches: list[TeamMatch], after_round: int, byes: tuple[Bye, ...], boards: int) -> _Totals:
+    """Match points, points scored and conceded, matches played and Kashdan points: a bye adds
+    its kind's score (bye_score) but no match played and no Kashdan points."""
+    t = _Totals()
     m = stage.match_points
     k_win, k_draw, k_loss = stage.kashdan
     for tm in matches:
@@ -130,17 +169,31 @@ def standings_after(
             (tm.team_a, tm.a_points, tm.b_points, "a"),
             (tm.team_b, tm.b_points, tm.a_points, "b"),
         ):
-            mp[me] += m.draw if tm.outcome == "draw" else m.win if tm.outcome == side else m.loss
-            kashdan[me] += k_draw if tm.outcome == "draw" else k_win if tm.outcome == side else k_loss
-            scored[me] += mine
-            conceded[me] += theirs
-            played[me] += 1
+            t.match_points[me] += m.draw if tm.outcome == "draw" else m.win if tm.outcome == side else m.loss
+            t.kashdan[me] += k_draw if tm.outcome == "draw" else k_win if tm.outcome == side else k_loss
+            t.scored[me] += mine
+            t.conceded[me] += theirs
+            t.played[me] += 1
     for bye in byes:
         bye_mp, bye_scored, bye_conceded = bye_score(stage, boards, bye.kind)
-        mp[bye.entrant] += bye_mp
-        scored[bye.entrant] += bye_scored
-        conceded[bye.entrant] += bye_conceded
-    primary = mp if stage.primary == "match_points" else scored
+        t.match_points[bye.entrant] += bye_mp
+        t.scored[bye.entrant] += bye_scored
+        t.conceded[bye.entrant] += bye_conceded
+    return t
+
+
+def _tiebreak_values(
+    stage: Stage,
+    entrants: tuple[str, ...],
+    matches: list[TeamMatch],
+    after_round: int,
+    byes: tuple[Bye, ...],
+    boards: int,
+    t: _Totals,
+    seeds: dict[str, int],
+    td_order: tuple[str, ...] | None,
+) -> dict[str, dict[str, float]]:
+    """Every tiebreak a stage may name, for each entrant: higher ranks higher."""
     table = _rounds_table(stage, entrants, matches, after_round, byes, boards)
     draw = stage.match_points.draw if stage.primary == "match_points" else stage.board_max_points / 2  # a drawn round
     cumulative = _cumulative(stage, entrants, matches, after_round, byes, boards)
@@ -148,39 +201,15 @@ def standings_after(
     values: dict[str, dict[str, float]] = {}
     for e in entrants:
         values[e] = {
-            "points_difference": scored[e] - conceded[e],
-            "points_scored": scored[e],
+            "points_difference": t.scored[e] - t.conceded[e],
+            "points_scored": t.scored[e],
             "median_buchholz": tiebreak.buchholz(e, table, stage.buchholz_policy, draw, cut_low=1, cut_high=1),
             "cumulative": cumulative[e],
             "seed": float(seeds.get(e) or 0),  # a higher seeding rating ranks higher (ACWC-Q-3, ACWC-SEED-1)
             "td_order": -float(order.get(e, len(order))),  # earlier in the TD's list ranks higher (ACWC-C-2)
-            "kashdan": kashdan[e],  # ACWC 2022-2024's third tiebreak; byes and unplayed rounds score 0
+            "kashdan": t.kashdan[e],  # ACWC 2022-2024's third tiebreak; byes and unplayed rounds score 0
         }
-
-    decided = [
-        tm for tm in matches if tm.stage == stage.name and tm.round <= after_round and tm.outcome not in UNSCORED
-    ]
-    out = []
-    for rank, e in _ranked(stage, entrants, primary, values, decided):
-        out.append(
-            Standing(
-                stage.name,
-                after_round,
-                rank,
-                e,
-                played[e],
-                mp[e],
-                scored[e],
-                conceded[e],
-                values[e]["points_difference"],
-                values[e]["median_buchholz"],
-                values[e]["cumulative"],
-                seeds.get(e),
-                byes=sum(b.entrant == e for b in byes),
-                kashdan=kashdan[e],
-            )
-        )
-    return out
+    return values
 
 
 def _primary_of_bye(stage: Stage, boards: int, kind: str) -> float:

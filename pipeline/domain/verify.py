@@ -208,7 +208,23 @@ def verify_game(g: dict[str, Any]) -> Verdict:
         return Verdict(gid, "unreadable", "the PGN holds no game")
     if game.errors:
         return Verdict(gid, "unreadable", f"the PGN does not replay: {game.errors[0]}")
-    h = game.headers
+    problems = _header_problems(game.headers, g)
+    board, sans = game.board, game.sans
+    assert board is not None  # read_game visits the starting board of every game it returns
+    if g.get("moves") is not None and sans != [_strip(s) for s in g["moves"].split()]:
+        problems.append(f"the PGN has {len(sans)} plies but the JSON moves differ ({len(g['moves'].split())} plies)")
+    if g.get("variant") == "antichess" and not isinstance(board, chess.variant.AntichessBoard):
+        problems.append('the PGN does not declare [Variant "Antichess"]')
+    ended, problem = _ending_problem(board, g.get("status"), g.get("winner"))
+    if problem:
+        problems.append(problem)
+    if problems:
+        return Verdict(gid, "mismatch", "; ".join(problems))
+    return Verdict(gid, "agrees" if ended else "off_board", "")
+
+
+def _header_problems(h: Any, g: dict[str, Any]) -> list[str]:
+    """Where the PGN's tags (players, variant, time control, result, start time) disagree with the JSON."""
     problems = []
 
     def differ(what: str, pgn_value: object, json_value: object) -> None:
@@ -234,29 +250,20 @@ def verify_game(g: dict[str, Any]) -> Verdict:
         stamp = created.astimezone(dt.UTC).strftime("%Y.%m.%d %H:%M:%S")
         if f"{h['UTCDate']} {h['UTCTime']}" != stamp:
             differ("UTCDate/UTCTime", f"{h['UTCDate']} {h['UTCTime']}", stamp)
+    return problems
 
-    board, sans = game.board, game.sans
-    assert board is not None  # read_game visits the starting board of every game it returns
-    if g.get("moves") is not None and sans != [_strip(s) for s in g["moves"].split()]:
-        problems.append(f"the PGN has {len(sans)} plies but the JSON moves differ ({len(g['moves'].split())} plies)")
 
-    if g.get("variant") == "antichess" and not isinstance(board, chess.variant.AntichessBoard):
-        problems.append('the PGN does not declare [Variant "Antichess"]')
+def _ending_problem(board: chess.Board, status: str | None, winner: str | None) -> tuple[bool, str | None]:
+    """Whether the final position is over, and where it disagrees with how Lichess recorded the end."""
     outcome = board.outcome()
-    status, winner = g.get("status"), g.get("winner")
-    ended = outcome is not None
     if outcome is not None:
         board_winner = None if outcome.winner is None else ("white" if outcome.winner == chess.WHITE else "black")
-        if board_winner != winner:
-            said = f"{winner} wins" if winner else "a draw"
-            shown = (
-                f"{board_winner} wins ({outcome.termination.name.lower()})"
-                if board_winner
-                else f"a draw ({outcome.termination.name.lower()})"
-            )
-            problems.append(f"the final position gives {shown}, Lichess recorded {said} ({status})")
-    elif status == "variantEnd":
-        problems.append("Lichess recorded variantEnd, but the final position is not over")
-    if problems:
-        return Verdict(gid, "mismatch", "; ".join(problems))
-    return Verdict(gid, "agrees" if ended else "off_board", "")
+        if board_winner == winner:
+            return True, None
+        said = f"{winner} wins" if winner else "a draw"
+        how = outcome.termination.name.lower()
+        shown = f"{board_winner} wins ({how})" if board_winner else f"a draw ({how})"
+        return True, f"the final position gives {shown}, Lichess recorded {said} ({status})"
+    if status == "variantEnd":
+        return False, "Lichess recorded variantEnd, but the final position is not over"
+    return False, None

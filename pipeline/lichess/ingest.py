@@ -50,8 +50,20 @@ import duckdb
 
 from pipeline.domain import verify
 from pipeline.errors import LichessError
-from pipeline.lichess import client as lichess
-from pipeline.store import gateway as store
+from pipeline.lichess.client import (
+    STREAM_ERRORS,
+    GameRow,
+    UserRow,
+    fetch_rating_history,
+    fetch_users,
+    open_game_stream,
+    parse_game,
+    parse_rating_history,
+    parse_user,
+    stats_of,
+    to_ms,
+)
+from pipeline.store import gateway
 
 log = logging.getLogger(__name__)
 
@@ -214,23 +226,23 @@ def _cursor_row(
 
 def load_users(
     con: duckdb.DuckDBPyConnection, payloads: list[dict[str, Any]], fetched_at: dt.datetime, report: IngestReport
-) -> list[lichess.UserRow]:
+) -> list[UserRow]:
     raw, typed, rows, rejected = [], [], [], []
     for u in payloads:
         report.users_fetched += 1
         uid = u.get("id") if isinstance(u.get("id"), str) else None
         try:
-            row = lichess.parse_user(u)
+            row = parse_user(u)
         except ValueError as e:
             rejected.append(_reject("user", json.dumps(u, sort_keys=True), uid, str(e), fetched_at))
             continue
         raw.append({"user_id": row.user_id, "payload": json.dumps(u), "fetched_at": fetched_at})
         typed.append({**row.__dict__, "fetched_at": fetched_at})
         rows.append(row)
-    with store.transaction(con):
-        store.upsert(con, "raw_users", raw)
-        store.upsert(con, "lichess_users", typed)
-        store.upsert(con, "rejected_records", rejected)
+    with gateway.transaction(con):
+        gateway.upsert(con, "raw_users", raw)
+        gateway.upsert(con, "lichess_users", typed)
+        gateway.upsert(con, "rejected_records", rejected)
     report.users_loaded += len(typed)
     report.rejected += len(rejected)
     return rows
@@ -238,7 +250,7 @@ def load_users(
 
 def load_rating_history(
     con: duckdb.DuckDBPyConnection,
-    user: lichess.UserRow,
+    user: UserRow,
     perfs: list[dict[str, Any]],
     fetched_at: dt.datetime,
     report: IngestReport,
@@ -246,10 +258,10 @@ def load_rating_history(
     """Store a history with its cursor in one transaction; returns the player's history status."""
     uid = user.user_id
     try:
-        points = lichess.parse_rating_history(uid, perfs)
+        points = parse_rating_history(uid, perfs)
     except ValueError as e:
-        with store.transaction(con):
-            store.upsert(
+        with gateway.transaction(con):
+            gateway.upsert(
                 con, "rejected_records", [_reject("rating_history", json.dumps(perfs), uid, str(e), fetched_at)]
             )
         report.rejected += 1
@@ -261,12 +273,12 @@ def load_rating_history(
             f"{user.antichess_games} rated antichess games — is the Lichess token set?"
         )
         return "empty"
-    with store.transaction(con):
-        store.upsert(
+    with gateway.transaction(con):
+        gateway.upsert(
             con, "raw_rating_histories", [{"user_id": uid, "payload": json.dumps(perfs), "fetched_at": fetched_at}]
         )
-        store.upsert(con, "lichess_rating_points", points)
-        store.upsert(
+        gateway.upsert(con, "lichess_rating_points", points)
+        gateway.upsert(
             con,
             "ingest_cursors",
             [_cursor_row(uid, "rating_history", None, user.antichess_games, user.antichess_rating, fetched_at)],
@@ -307,8 +319,8 @@ class _GameSink:
         self.endpoint = endpoint  # 'games', or 'vs:<opponent>' for a casual-game search
         self.synced_games = synced_games  # the last complete stream's profile count (kept until this one completes)
         self.progress = progress
-        self.span_ms = (cursor_ms, lichess.to_ms(fetched_at))  # the stream's time span, for progress
-        self.pending: list[tuple[str, lichess.GameRow]] = []
+        self.span_ms = (cursor_ms, to_ms(fetched_at))  # the stream's time span, for progress
+        self.pending: list[tuple[str, GameRow]] = []
         self.flags: dict[str, str | None] = {}  # game id → why its PGN is suspect (the last copy's)
         self.rejected: list[dict[str, Any]] = []
         self.last_created: int | None = None
@@ -356,7 +368,7 @@ class _GameSink:
             if isinstance(created, int):
                 self.last_created = created if self.last_created is None else max(self.last_created, created)
             try:
-                row = lichess.parse_game(g)
+                row = parse_game(g)
             except ValueError as e:
                 self._reject(line, gid, str(e))
                 continue
@@ -404,9 +416,9 @@ class _GameSink:
         with self.lock:
             stored = set()
             if batch:
-                stored = set(store.query(self.con, "queries/stored_game_ids", [list(batch)])["game_id"].to_list())
-            with store.transaction(self.con):
-                store.upsert(
+                stored = set(gateway.query(self.con, "queries/stored_game_ids", [list(batch)])["game_id"].to_list())
+            with gateway.transaction(self.con):
+                gateway.upsert(
                     self.con,
                     "raw_games",
                     [
@@ -414,8 +426,8 @@ class _GameSink:
                         for gid, (line, _) in batch.items()
                     ],
                 )
-                store.upsert(self.con, "lichess_games", [row.__dict__ for _, row in batch.values()])
-                store.upsert(
+                gateway.upsert(self.con, "lichess_games", [row.__dict__ for _, row in batch.values()])
+                gateway.upsert(
                     self.con,
                     "game_flags",
                     [
@@ -424,8 +436,8 @@ class _GameSink:
                         if self.flags.get(gid) is not None
                     ],
                 )
-                store.upsert(self.con, "rejected_records", self.rejected)
-                store.upsert(
+                gateway.upsert(self.con, "rejected_records", self.rejected)
+                gateway.upsert(
                     self.con,
                     "ingest_cursors",
                     [_cursor_row(self.user_id, self.endpoint, cursor_ms, self.synced_games, None, self.fetched_at)],
@@ -459,7 +471,7 @@ def sync_games(
     progress: Progress | None = None,
 ) -> None:
     """Stream a player's games from ``since_ms`` into the database, resuming after cuts."""
-    stats = lichess.stats_of(client)
+    stats = stats_of(client)
     sink = _GameSink(
         con,
         lock,
@@ -477,9 +489,9 @@ def sync_games(
     while True:
         before = stats.requests
         try:
-            lines = lichess.open_game_stream(client, user_id, sink.cursor_ms, vs=vs)
+            lines = open_game_stream(client, user_id, sink.cursor_ms, vs=vs)
             sink.consume(lines)
-        except lichess.STREAM_ERRORS as e:
+        except STREAM_ERRORS as e:
             player.requests += stats.requests - before
             progress_from = sink.cursor_ms
             sink.cut()
@@ -513,24 +525,55 @@ def ingest(
 
     ``registered`` is everyone registered when ``player_ids`` is one batch of them (games of other
     variants are kept only between two registered players); by default the players themselves."""
-    stats = lichess.stats_of(client)
+    stats = stats_of(client)
     start_stats = dict(stats.__dict__)
     report = IngestReport()
     ids = list(dict.fromkeys(p.lower() for p in player_ids))
     registered = frozenset(p.lower() for p in registered) if registered is not None else frozenset(ids)
     lock = threading.Lock()
 
-    users = load_users(con, lichess.fetch_users(client, ids), now, report)
+    users = load_users(con, fetch_users(client, ids), now, report)
     known = {u.user_id: u for u in users}
     cursors = {
-        (r["user_id"], r["endpoint"]): r for r in store.query(con, "queries/ingest_cursors").iter_rows(named=True)
+        (r["user_id"], r["endpoint"]): r for r in gateway.query(con, "queries/ingest_cursors").iter_rows(named=True)
     }
     report.users_missing = [i for i in ids if i not in known]
     for uid in report.users_missing:
         report.warnings.append(f"player {uid!r} was not found on Lichess (misspelt, or the account does not exist)")
         report.players[uid] = PlayerReport(uid, history="missing", games="missing")
+    streams = _sync_histories(con, client, ids, known, cursors, since, now, report)
+    if progress is not None:
+        progress.planned(len(streams))
+    _stream_games(con, lock, client, streams, registered, now, report, concurrency, progress)
+    _sync_watched_boards(con, lock, client, report, watch, registered, now, cursors)
 
-    streams: list[tuple[lichess.UserRow, int | None, int | None]] = []
+    for uid in ids:
+        p = report.players.get(uid)
+        if p is not None and p.games == "unchanged" and progress is not None:
+            progress.player_done(p)
+    for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):
+        setattr(report, key, getattr(stats, key) - start_stats[key])
+    log.info("ingest: %s", {k: v for k, v in report.summary().items() if k != "players"})
+    return report
+
+
+Stream = tuple[UserRow, int | None, int | None]  # the player, since (ms), games synced before (None: never)
+
+
+def _sync_histories(
+    con: duckdb.DuckDBPyConnection,
+    client: berserk.Client,
+    ids: list[str],
+    known: dict[str, UserRow],
+    cursors: dict[tuple[str, str], dict[str, Any]],
+    since: dt.datetime | None,
+    now: dt.datetime,
+    report: IngestReport,
+) -> list[Stream]:
+    """Each found player's rating history, fetched unless its cursor says the profile's antichess
+    games and rating have not moved; returns the game streams to run (those whose game count moved)."""
+    stats = stats_of(client)
+    streams: list[Stream] = []
     for uid in ids:
         user = known.get(uid)
         if user is None:
@@ -551,7 +594,7 @@ def ingest(
             report.histories_unchanged += 1
         else:
             before = stats.requests
-            player.history = load_rating_history(con, user, lichess.fetch_rating_history(client, uid), now, report)
+            player.history = load_rating_history(con, user, fetch_rating_history(client, uid), now, report)
             player.requests += stats.requests - before
         gc = cursors.get((uid, "games"))
         if gc is not None and gc["synced_games"] == user.antichess_games:
@@ -561,14 +604,27 @@ def ingest(
             since_ms = (
                 gc["since_ms"]
                 if gc is not None and gc["since_ms"] is not None
-                else (lichess.to_ms(since) if since is not None else None)
+                else (to_ms(since) if since is not None else None)
             )
             streams.append((user, since_ms, gc["synced_games"] if gc is not None else None))
+    return streams
 
-    if progress is not None:
-        progress.planned(len(streams))
 
-    def run_stream(item: tuple[lichess.UserRow, int | None, int | None]) -> None:
+def _stream_games(
+    con: duckdb.DuckDBPyConnection,
+    lock: threading.Lock,
+    client: berserk.Client,
+    streams: list[Stream],
+    registered: frozenset[str],
+    now: dt.datetime,
+    report: IngestReport,
+    concurrency: int,
+    progress: Progress | None,
+) -> None:
+    """Run the game streams, two at a time at most when ``concurrency`` allows (each on its own
+    cursor; writes hold ``lock``)."""
+
+    def run_stream(item: Stream) -> None:
         user, since_ms, synced = item
         player = report.players[user.user_id]
         worker = con.cursor() if concurrency > 1 else con
@@ -601,19 +657,8 @@ def ingest(
         for item in streams:
             run_stream(item)
 
-    _search_watched(con, lock, client, report, watch, registered, now, cursors)
 
-    for uid in ids:
-        p = report.players.get(uid)
-        if p is not None and p.games == "unchanged" and progress is not None:
-            progress.player_done(p)
-    for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):
-        setattr(report, key, getattr(stats, key) - start_stats[key])
-    log.info("ingest: %s", {k: v for k, v in report.summary().items() if k != "players"})
-    return report
-
-
-def _search_watched(
+def _sync_watched_boards(
     con: duckdb.DuckDBPyConnection,
     lock: threading.Lock,
     client: berserk.Client,
@@ -625,7 +670,7 @@ def _search_watched(
 ) -> None:
     """Casual games between paired players do not change the profiles' rated-game counts: one
     ``vs`` request per board of an open window whose two players were both skipped."""
-    stats = lichess.stats_of(client)
+    stats = stats_of(client)
     for board in watch:
         a, b = report.players.get(board.player_a), report.players.get(board.player_b)
         if a is None or b is None or a.games != "unchanged" or b.games != "unchanged":
@@ -636,9 +681,7 @@ def _search_watched(
         if board.start > now or (synced_at is not None and synced_at >= board.end):
             continue  # the window has not opened, or was already over when the pair was last searched
         # games older than either cursor were already seen by a full stream or an earlier search
-        since_ms = max(
-            [lichess.to_ms(board.start)] + [c["since_ms"] for c in (gc, vc) if c and c["since_ms"] is not None]
-        )
+        since_ms = max([to_ms(board.start)] + [c["since_ms"] for c in (gc, vc) if c and c["since_ms"] is not None])
         before = stats.requests
         sync_games(
             con,
@@ -668,14 +711,14 @@ def search_watched(
     """The ``vs`` searches of :func:`ingest` for players ingested in batches: ``games_status`` is each
     player's games status from the batches (``unchanged`` when the profile showed nothing new).
     Read the cursors after the batches: a skipped player's cursors are as they were before them."""
-    stats = lichess.stats_of(client)
+    stats = stats_of(client)
     start_stats = dict(stats.__dict__)
     report = IngestReport()
     report.players = {uid: PlayerReport(uid, games=status) for uid, status in games_status.items()}
     cursors = {
-        (r["user_id"], r["endpoint"]): r for r in store.query(con, "queries/ingest_cursors").iter_rows(named=True)
+        (r["user_id"], r["endpoint"]): r for r in gateway.query(con, "queries/ingest_cursors").iter_rows(named=True)
     }
-    _search_watched(
+    _sync_watched_boards(
         con, threading.Lock(), client, report, watch, frozenset(p.lower() for p in registered), now, cursors
     )
     for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):

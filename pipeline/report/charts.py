@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -95,34 +96,63 @@ def cap_figure(
     counted = [c for c in crossings if c[3]]
     fig.suptitle(f"{username}: board-4 rating since {since.isoformat()} against the {cap} cap", fontsize=12)
     if pts:
-        xs, ys = [t for t, _ in pts], [r for _, r in pts]
-        ax.step(date2num(xs), ys, where="post", color=_RATING, linewidth=1.0, label="rating after each rated game")
-        end = max(xs[-1], start + dt.timedelta(days=1))
-        ax.set_xlim(date2num(start), date2num(end + (end - start) * 0.03))  # room for the last label
-        lo, hi = min(min(ys), cap), max(max(ys), cap)
-        ax.set_ylim(lo - 40, hi + 45)
-        subtitle = (
-            f"{len(pts)} rated games; {len(crossings)} crossing game(s) above the cap, "
-            f"{len(counted)} counted (RD at most {RD_LIMIT:.0f}, TEAM-CAP-5)"
-        )
+        subtitle = _draw_ratings(ax, pts, start, cap, len(crossings), len(counted))
     else:
-        end = start + dt.timedelta(days=30)
-        ax.set_xlim(date2num(start), date2num(end))
-        ax.set_ylim(cap - 200, cap + 100)
-        ax.text(
-            0.5,
-            0.5,
-            f"no rated games since {since.isoformat()}",
-            transform=ax.transAxes,
-            ha="center",
-            va="center",
-            fontsize=14,
-            color="#555555",
-        )
-        subtitle = "no rated antichess games stored since the cap date"
+        subtitle = _draw_no_games(ax, start, since, cap)
     ax.set_title(subtitle, fontsize=9, color="#444444")
     ax.axhline(cap, color=_CAP, linestyle="--", linewidth=1.2, label=f"cap {cap}")
-    for group, is_counted in ((counted, True), ([c for c in crossings if not c[3]], False)):
+    _draw_crossings(ax, counted, [c for c in crossings if not c[3]])
+    locator = AutoDateLocator()
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+    ax.set_ylabel("antichess rating")
+    ax.grid(True, color="#e5e5e5", linewidth=0.6)
+    ax.legend(loc="lower left", fontsize=8, framealpha=0.9)
+    fig.tight_layout()
+    return fig
+
+
+def _draw_ratings(
+    ax: Any, pts: list[tuple[dt.datetime, int]], start: dt.datetime, cap: int, crossings: int, counted: int
+) -> str:
+    """The rating line from `start`, the axes fitted to it and the cap; returns the subtitle."""
+    xs, ys = [t for t, _ in pts], [r for _, r in pts]
+    ax.step(xs, ys, where="post", color=_RATING, linewidth=1.0, label="rating after each rated game")
+    end = max(xs[-1], start + dt.timedelta(days=1))
+    ax.set_xlim(start, end + (end - start) * 0.03)  # room for the last label
+    lo, hi = min(min(ys), cap), max(max(ys), cap)
+    ax.set_ylim(lo - 40, hi + 45)
+    return (
+        f"{len(pts)} rated games; {crossings} crossing game(s) above the cap, "
+        f"{counted} counted (RD at most {RD_LIMIT:.0f}, TEAM-CAP-5)"
+    )
+
+
+def _draw_no_games(ax: Any, start: dt.datetime, since: dt.date, cap: int) -> str:
+    """Thirty empty days around the cap, saying there are no games; returns the subtitle."""
+    ax.set_xlim(start, start + dt.timedelta(days=30))
+    ax.set_ylim(cap - 200, cap + 100)
+    ax.text(
+        0.5,
+        0.5,
+        f"no rated games since {since.isoformat()}",
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize=14,
+        color="#555555",
+    )
+    return "no rated antichess games stored since the cap date"
+
+
+def _draw_crossings(
+    ax: Any,
+    counted: list[tuple[dt.datetime, int, float | None, bool]],
+    not_counted: list[tuple[dt.datetime, int, float | None, bool]],
+) -> None:
+    """The crossing games: counted ones as filled red circles, the others as open grey triangles,
+    each annotated with its RD."""
+    for group, is_counted in ((counted, True), (not_counted, False)):
         if not group:
             continue
         ax.scatter(
@@ -137,11 +167,3 @@ def cap_figure(
             label="crossing, counted" if is_counted else f"crossing, not counted (RD above {RD_LIMIT:.0f} or unknown)",
         )
         _annotate(ax, group, _COUNTED if is_counted else _NOT_COUNTED)
-    locator = AutoDateLocator()
-    ax.xaxis.set_major_locator(locator)
-    ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    ax.set_ylabel("antichess rating")
-    ax.grid(True, color="#e5e5e5", linewidth=0.6)
-    ax.legend(loc="lower left", fontsize=8, framealpha=0.9)
-    fig.tight_layout()
-    return fig

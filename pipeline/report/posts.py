@@ -22,7 +22,7 @@ from typing import Any
 
 from pipeline.model import Config, Override
 from pipeline.report import exports
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 STANDINGS_COLUMNS = (
     "stage",
@@ -112,7 +112,7 @@ def write_results(path: Path, stage: Any, boards: Any) -> Path:
 
 def write_findings(path: Path, findings: Sequence[Any]) -> Path:
     """audit_findings.csv: every finding, in the order ``antichess-td audit`` prints them."""
-    columns = store.FINDING_COLUMNS + ("audit",)
+    columns = gateway.FINDING_COLUMNS + ("audit",)
     exports.write_csv(path, columns, ([getattr(f, c) for c in columns] for f in findings))
     return path
 
@@ -247,16 +247,14 @@ def round_post(
     """A round's matches, board by board with their rulings and windows, its byes and the
     standings after it, ready to paste into a Lichess forum post. ``boards``: the stage's
     board_results_of_stage rows; ``labels``: an optional label per match (ids a, b)."""
-    names = dict(store.query(con, "queries/names").iter_rows())
-    team_of = dict(store.query(con, "queries/team_of_player").iter_rows())
-    rulings = [Override(**r) for r in store.query(con, "queries/rulings").iter_rows(named=True)]
+    names = dict(gateway.query(con, "queries/names").iter_rows())
+    team_of = dict(gateway.query(con, "queries/team_of_player").iter_rows())
+    rulings = [Override(**r) for r in gateway.query(con, "queries/rulings").iter_rows(named=True)]
     windows = {
         (r["entrant_a"], r["entrant_b"]): (r["window_start"], r["window_end"])
-        for r in store.query(con, "queries/windows_of_round", [stage.name, rnd]).iter_rows(named=True)
+        for r in gateway.query(con, "queries/windows_of_round", [stage.name, rnd]).iter_rows(named=True)
     }
-    games: dict[str, set[str]] = {}
-    for a, g in store.query(con, "queries/match_game_ids_of_round", [stage.name, rnd]).iter_rows():
-        games.setdefault(a, set()).add(g)
+    games = _match_game_ids(con, stage, rnd)
     order = [s.name for s in config.stages]
     part_names = [str(p.time_control) for p in stage.parts]
     rows = [r for r in boards.iter_rows(named=True) if r["round"] == rnd]
@@ -266,7 +264,7 @@ def round_post(
     if len(spans) == 1:
         ((start, end),) = spans
         lines += ["", f"Window: {_utc(start)} – {_utc(end)} UTC"]
-    for m in store.query(con, "queries/team_matches_of_round", [stage.name, rnd]).iter_rows(named=True):
+    for m in gateway.query(con, "queries/team_matches_of_round", [stage.name, rnd]).iter_rows(named=True):
         a, b = m["team_a_id"], m["team_b_id"]
         lines += ["", match_line(m, (labels or {}).get((a, b), "")), ""]
         if len(spans) > 1 and (a, b) in windows:
@@ -283,12 +281,28 @@ def round_post(
         lines += exports.markdown_table(
             ["board", "A", "B", *part_names, "total", "games"], _board_lines(mine, part_names)
         )
-    byes = store.query(con, "queries/byes_of_round", [stage.name, rnd])
+    lines += _byes_and_standings(con, stage, rnd)
+    lines += legend(config, stage)
+    return "\n".join(lines) + "\n"
+
+
+def _match_game_ids(con: Any, stage: Any, rnd: int) -> dict[str, set[str]]:
+    """The ids of each match's games in the round, by team a's id (what a game ruling may name)."""
+    games: dict[str, set[str]] = {}
+    for a, g in gateway.query(con, "queries/match_game_ids_of_round", [stage.name, rnd]).iter_rows():
+        games.setdefault(a, set()).add(g)
+    return games
+
+
+def _byes_and_standings(con: Any, stage: Any, rnd: int) -> list[str]:
+    """The round's byes, then a Swiss stage's standings after it."""
+    lines: list[str] = []
+    byes = gateway.query(con, "queries/byes_of_round", [stage.name, rnd])
     if byes.height:
         lines += [""] + [
             f"Bye: {exports.markdown_cell(r['entrant'])} ({BYE_NAMES[r['kind']]})" for r in byes.iter_rows(named=True)
         ]
-    table = store.query(con, "queries/standings_shown_after", [stage.name, rnd])
+    table = gateway.query(con, "queries/standings_shown_after", [stage.name, rnd])
     if table.height and stage.kind == "swiss":
         lines += ["", f"### Standings after round {rnd}", ""]
         lines += exports.markdown_table(
@@ -306,8 +320,7 @@ def round_post(
                 for r in table.iter_rows(named=True)
             ),
         )
-    lines += legend(config, stage)
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _board_lines(rows: list[dict[str, Any]], part_names: list[str]) -> list[list[Any]]:

@@ -1,8 +1,8 @@
-"""The audits: eligibility, composition, the board-4 rating cap, conduct and seeding,
-re-checked on every run as SQL.
+"""The audit stage: eligibility, composition, the board-4 rating cap, conduct and seeding,
+re-checked on every run as SQL (:func:`audit_stage`).
 
 Each audit is one SELECT of offending rows in ``sql/audits/<name>.sql`` with the columns of
-``audit_findings`` (docs/data-model.md); the view is their UNION ALL (``store.audit_findings_sql``).
+``audit_findings`` (docs/data-model.md); the view is their UNION ALL (``gateway.audit_findings_sql``).
 The files read their parameters from tables this module writes from the config: the one-row
 ``audit_params`` and the lists ``audit_strongest_players``, ``audit_allowed_swaps``,
 ``audit_directors`` and ``audit_stages``, so a TD who opens the published database in the
@@ -23,9 +23,10 @@ from typing import Any
 
 import duckdb
 
-from pipeline.errors import InputError
 from pipeline.model import Config, Roster
-from pipeline.store import gateway as store
+from pipeline.report.posts import write_findings
+from pipeline.stages import context, ratings
+from pipeline.store import gateway
 
 SEVERITIES = ("error", "warning", "info")
 MIN_TEAMS_FOR_4_BOARDS = 10  # TEAM-COMP-1: 3 boards with fewer teams
@@ -148,17 +149,6 @@ def list_rows(config: Config) -> dict[str, list[dict[str, Any]]]:
     }
 
 
-def check_config(config: Config, roster: Roster) -> None:
-    """What the config says about teams must name teams and boards that exist (TEAM-COMP-4's swaps)."""
-    teams = set(roster.entrants)
-    for i, swap in enumerate(config.composition.allowed_swaps):
-        key = f"key 'composition.allowed_swaps[{i}]'"
-        if swap.team not in teams:
-            raise InputError(config.path, key, f"team {swap.team!r}: expected a team of teams.csv")
-        if swap.board_b > config.boards:
-            raise InputError(config.path, key, f"board {swap.board_b}: expected boards 1-{config.boards}")
-
-
 def notes_for(config: Config) -> list[str]:
     """What the audits cannot check with this config, said once per run."""
     notes = []
@@ -176,25 +166,49 @@ def notes_for(config: Config) -> list[str]:
 
 def write_params(con: duckdb.DuckDBPyConnection, config: Config, now: dt.datetime) -> None:
     """Rewrite audit_params and the list tables from the config, in one transaction."""
-    with store.transaction(con):
-        store.replace_where(con, "audit_params", {}, [params_row(config, now)])
+    with gateway.transaction(con):
+        gateway.replace_where(con, "audit_params", {}, [params_row(config, now)])
         for table, rows in list_rows(config).items():
-            store.replace_where(con, table, {}, rows)
+            gateway.replace_where(con, table, {}, rows)
 
 
 def record_captains(con: duckdb.DuckDBPyConnection, roster: Roster, now: dt.datetime) -> int:
     """TEAM-COMP-8's history: a row for each team whose teams.csv captain differs from the last
     one recorded (the first run records every team's captain). Returns the rows added."""
-    last = {r["team"]: r["player_id"] for r in store.query(con, "queries/last_captains").iter_rows(named=True)}
+    last = {r["team"]: r["player_id"] for r in gateway.query(con, "queries/last_captains").iter_rows(named=True)}
     new = [
         {"team": m.entrant, "player_id": m.player_id, "seen_from": now}
         for m in roster.members
         if m.is_captain and last.get(m.entrant) != m.player_id
     ]
-    with store.transaction(con):
-        store.upsert(con, "audit_captains", new)
+    with gateway.transaction(con):
+        gateway.upsert(con, "audit_captains", new)
     return len(new)
 
 
 def read_findings(con: duckdb.DuckDBPyConnection) -> list[Finding]:
-    return [Finding(**r) for r in store.query(con, "queries/audit_findings_ordered").iter_rows(named=True)]
+    return [Finding(**r) for r in gateway.query(con, "queries/audit_findings_ordered").iter_rows(named=True)]
+
+
+# --------------------------------------------------------------------------- the stage
+
+
+def audit_stage(config: Config, inputs: context.Inputs, now: dt.datetime) -> AuditReport:
+    """Re-check every audit rule (sql/audits) on what is stored and write audit_findings.csv.
+
+    Writes the TD's files and the audit parameters from the config (so any audit file gives the
+    same rows in the duckdb CLI), records a new captain (TEAM-COMP-8), re-estimates the per-game
+    RDs the cap and provisional audits read (rating_estimates), then reads audit_findings."""
+    report = AuditReport(notes=notes_for(config))
+    con = gateway.connect(config.paths.database)
+    try:
+        context.write_td_inputs(con, inputs)
+        write_params(con, config, now)
+        if config.kind == "team":
+            record_captains(con, inputs.roster, now)
+        report.estimates = ratings.write_rating_estimates(con, inputs.player_ids())
+        report.findings = read_findings(con)
+    finally:
+        con.close()
+    report.csv_path = write_findings(config.paths.exports / "audit_findings.csv", report.findings)
+    return report

@@ -25,7 +25,7 @@ import duckdb
 import polars as pl
 
 from pipeline.domain import rd
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 
 @dataclass
@@ -63,9 +63,9 @@ def write_rating_estimates(
     """Bring ``rating_estimates`` up to date for `player_ids`; returns its row count."""
     stats = stats if stats is not None else EstimateStats()
     ids = tuple(dict.fromkeys(p.lower() for p in player_ids))
-    games = store.query(con, "queries/rated_antichess_games_of", [list(ids)]).sort(list(rd.ORDER))
+    games = gateway.query(con, "queries/rated_antichess_games_of", [list(ids)]).sort(list(rd.ORDER))
     settings = _settings(ids, default_opponent_rd)
-    cursor = store.query(con, "queries/rating_estimate_cursor").to_dicts()
+    cursor = gateway.query(con, "queries/rating_estimate_cursor").to_dicts()
     n = cursor[0]["games"] if cursor else 0
     prefix, full = _digests(games, n)
     start = 0
@@ -77,18 +77,18 @@ def write_rating_estimates(
             cursor[0]["game_id"],
         ) and prefix == cursor[0]["digest"]:
             start = n
-    state = store.query(con, "queries/rating_estimate_tracks").to_dicts() if start else []
+    state = gateway.query(con, "queries/rating_estimate_tracks").to_dicts() if start else []
     todo = games.slice(start)
     estimates, tracks = rd.resume_rd(todo, state, default_opponent_rd, players=ids)
     stats.resumed, stats.games_rated = start > 0, todo.height
-    last = games.row(games.height - 1, named=True) if games.height else None
-    with store.transaction(con):
+    newest = games.row(games.height - 1, named=True) if games.height else None
+    with gateway.transaction(con):
         if not start:
-            store.replace_where(con, "rating_estimates", {}, [])
+            gateway.replace_where(con, "rating_estimates", {}, [])
         if estimates.height:
-            store.upsert(con, "rating_estimates", estimates)
-        store.replace_where(con, "rating_estimate_tracks", {}, tracks)
-        store.replace_where(
+            gateway.upsert(con, "rating_estimates", estimates)
+        gateway.replace_where(con, "rating_estimate_tracks", {}, tracks)
+        gateway.replace_where(
             con,
             "rating_estimate_cursor",
             {},
@@ -97,9 +97,9 @@ def write_rating_estimates(
                     "id": 1,
                     "settings": settings,
                     "games": games.height,
-                    "last_move_at": last["last_move_at"] if last else None,
-                    "created_at": last["created_at"] if last else None,
-                    "game_id": last["game_id"] if last else None,
+                    "last_move_at": newest["last_move_at"] if newest else None,
+                    "created_at": newest["created_at"] if newest else None,
+                    "game_id": newest["game_id"] if newest else None,
                     "digest": full,
                 }
             ],

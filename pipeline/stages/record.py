@@ -32,7 +32,7 @@ from typing import Any
 
 from pipeline.errors import InputError, TdError
 from pipeline.model import Config
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 from pipeline.store import publish as publishing
 
 log = logging.getLogger(__name__)
@@ -47,10 +47,15 @@ class Stopped(BaseException):
     """The run was closed by :func:`interrupt` (a signal): nothing more is written for it."""
 
 
+def _work_database(config: Config) -> Path:
+    """The runs' private working database (the loader always sets it: <database>.work.duckdb by default)."""
+    assert config.paths.work_database is not None
+    return config.paths.work_database
+
+
 def working(config: Config) -> Config:
     """The config as a run's stages see it: ``paths.database`` is the private working database."""
-    assert config.paths.work_database is not None
-    return dataclasses.replace(config, paths=dataclasses.replace(config.paths, database=config.paths.work_database))
+    return dataclasses.replace(config, paths=dataclasses.replace(config.paths, database=_work_database(config)))
 
 
 @dataclass
@@ -94,10 +99,10 @@ def _write(
     with _records:
         if run.closed:
             raise Stopped()
-        con = store.connect(run.config.paths.work_database)
+        con = gateway.connect(_work_database(run.config))
         try:
             con.execute(
-                store.sql("queries/run_update"),
+                gateway.sql("queries/run_update"),
                 {
                     "run_id": run.run_id,
                     "status": status,
@@ -115,14 +120,14 @@ def _write(
 
 
 def _begin(config: Config, command: str, as_of: dt.datetime, flow_run_id: str | None) -> Run:
-    con = store.connect(config.paths.work_database)
+    con = gateway.connect(_work_database(config))
     try:
-        with store.transaction(con):
-            stale = con.execute(store.sql("queries/runs_running")).fetchall()
+        with gateway.transaction(con):
+            stale = con.execute(gateway.sql("queries/runs_running")).fetchall()
             run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM pipeline_runs").fetchall()[0][0]
             for (old_id,) in stale:
                 con.execute(
-                    store.sql("queries/run_interrupted"),
+                    gateway.sql("queries/run_interrupted"),
                     {
                         "run_id": old_id,
                         "error": f"interrupted: the run stopped before it finished (killed, or the machine stopped); "
@@ -130,7 +135,7 @@ def _begin(config: Config, command: str, as_of: dt.datetime, flow_run_id: str | 
                     },
                 )
             con.execute(
-                store.sql("queries/run_insert"),
+                gateway.sql("queries/run_insert"),
                 {
                     "run_id": run_id,
                     "command": command,
@@ -148,7 +153,7 @@ def _begin(config: Config, command: str, as_of: dt.datetime, flow_run_id: str | 
 
 
 def _status(run: Run) -> str:
-    con = store.connect(run.config.paths.work_database)
+    con = gateway.connect(_work_database(run.config))
     try:
         return con.execute("SELECT status FROM pipeline_runs WHERE run_id = ?", [run.run_id]).fetchall()[0][0]
     finally:
@@ -162,7 +167,7 @@ def publish(run: Run) -> dict[str, Any]:
     with _records:  # an interrupt waits for the publish to end (or the publish does not start)
         _write(run, "ok", stage="publish", finished_at=_now())
         run.stage_now = "publish"
-        counts = publishing.publish(paths.work_database, paths.database)
+        counts = publishing.publish(_work_database(run.config), paths.database)
         run.published = True
     log.info("published %s (run %s)", paths.database, run.run_id)
     return {"path": str(paths.database), "views": counts}
@@ -234,7 +239,7 @@ def interrupt(reason: str) -> str | None:
 
 def _failed_stage(run: Run) -> str | None:
     with contextlib.suppress(Exception):
-        con = store.connect(run.config.paths.work_database)
+        con = gateway.connect(_work_database(run.config))
         try:
             return con.execute("SELECT stage FROM pipeline_runs WHERE run_id = ?", [run.run_id]).fetchall()[0][0]
         finally:
@@ -260,12 +265,12 @@ def last_published_run(published: Path) -> dict[str, Any] | None:
     """The newest 'ok' run in the published snapshot (None when there is none or no snapshot)."""
     if not published.exists():
         return None
-    con = store.connect(published, read_only=True)
+    con = gateway.connect(published, read_only=True)
     try:
         has_runs = con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'runs'").fetchall()[0][0]
         if not has_runs:
             return None
-        rows = store.query(con, "queries/run_last_ok").to_dicts()
+        rows = gateway.query(con, "queries/run_last_ok").to_dicts()
     finally:
         con.close()
     if not rows:

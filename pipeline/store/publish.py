@@ -90,7 +90,7 @@ def writer_lock(work: Path) -> Iterator[None]:
 def ensure_work(work: Path, published: Path) -> None:
     """A missing working database starts as a copy of the published snapshot (first run after an
     upgrade, or the working file was deleted): nothing stored is fetched again."""
-    from pipeline.store import gateway as store
+    from pipeline.store import gateway
 
     if work.exists() or not published.exists():
         return
@@ -99,7 +99,7 @@ def ensure_work(work: Path, published: Path) -> None:
     partial = work.with_name(f"{work.name}.tmp-{os.getpid()}")
     partial.unlink(missing_ok=True)
     try:
-        store.copy_database(published, partial, storage_version=None)
+        gateway.copy_database(published, partial, storage_version=None)
         os.replace(partial, work)
     finally:
         partial.unlink(missing_ok=True)
@@ -109,15 +109,15 @@ def publish(work: Path, published: Path) -> dict[str, int]:
     """Publish the working database as a new self-contained snapshot at ``published``, atomically.
     Returns the row count of every view in it. Call it holding :func:`writer_lock`, with no
     connection of this process open on ``work``."""
-    from pipeline.store import gateway as store
+    from pipeline.store import gateway
 
     for stale in published.parent.glob(f"{published.name}.tmp-*"):
         log.info("removing %s, left by a run that was stopped while publishing", stale)
         stale.unlink()
     tmp = published.with_name(f"{published.name}.tmp-{os.getpid()}")
     try:
-        store.copy_database(work, tmp)
-        counts = store.view_counts(tmp)
+        gateway.copy_database(work, tmp)
+        counts = gateway.view_counts(tmp)
         _fsync(tmp)
         os.replace(tmp, published)
         _fsync(published.parent)

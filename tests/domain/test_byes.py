@@ -21,7 +21,7 @@ from pipeline.errors import InputError
 from pipeline.inputs.config import load_config
 from pipeline.inputs.td_files import read_schedule, read_teams
 from pipeline.model import Bye
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 CFG = "[tournament]\nid = 't'\n[paths]\nteams = 't.csv'\nplayers = 'p.csv'\npairings = 'p.csv'\ndatabase = 'x.duckdb'\nexports = 'e'\n"
 
@@ -328,7 +328,7 @@ def test_skeleton_round_with_byes_scores_and_posts_them(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     cfg, _ = run_skeleton(dest)
-    con = store.connect(cfg.paths.database, read_only=True)
+    con = gateway.connect(cfg.paths.database, read_only=True)
     try:
         got = con.sql(
             "SELECT rank, entrant, match_points, points_scored, points_conceded, byes FROM standings "

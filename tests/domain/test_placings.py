@@ -21,9 +21,9 @@ from pipeline.domain.bracket import Match, StageResult, TableRow
 from pipeline.domain.scoring import TeamMatch
 from pipeline.domain.standings import Standing
 from pipeline.inputs.config import load_config
-from pipeline.report import posts as report
-from pipeline.stages import steps as run
-from pipeline.store import gateway as store
+from pipeline.report import posts
+from pipeline.stages import export, placings
+from pipeline.store import gateway
 
 TEAMS = [f"T{i:02d}" for i in range(1, 17)]
 
@@ -270,11 +270,11 @@ def write_world(tmp_path: Path) -> Path:
             override=override,
         )
 
-    con = store.connect(cfg.paths.database)
+    con = gateway.connect(cfg.paths.database)
     try:
-        store.replace_where(con, "scored_standings", {}, table)
-        store.replace_where(con, "scored_team_matches", {}, swiss + [tm(x) for x in QUARTERS + SEMIS + FINALS])
-        run.write_placings(con, cfg)
+        gateway.replace_where(con, "scored_standings", {}, table)
+        gateway.replace_where(con, "scored_team_matches", {}, swiss + [tm(x) for x in QUARTERS + SEMIS + FINALS])
+        placings.write_placings(con, cfg)
     finally:
         con.close()
     return tmp_path / "tournament.toml"
@@ -287,7 +287,7 @@ def test_placings_view_and_csv_on_a_hand_built_world(tmp_path: Path) -> None:
     cfg = load_config(write_world(tmp_path))
     (cfg.paths.exports).mkdir(parents=True)
     (cfg.paths.exports / "standings_final.csv").write_text("stale\n", encoding="utf-8")  # from an older version
-    written = run.export_stage(cfg)
+    written = export.export_stage(cfg)
     con = duckdb.connect(str(cfg.paths.database), read_only=True)
     try:
         view = con.sql("SELECT place, entrant, stage FROM placings").fetchall()
@@ -315,16 +315,16 @@ def test_placings_view_and_csv_on_a_hand_built_world(tmp_path: Path) -> None:
     assert not (cfg.paths.exports / "standings_knockout.csv").exists()
     assert (cfg.paths.exports / "standings_swiss.csv").exists()
     # the round post (written with the board results; the hand-built world has none, so asked for directly)
-    con = store.connect(cfg.paths.database, read_only=True)
+    con = gateway.connect(cfg.paths.database, read_only=True)
     try:
         final = cfg.stage("final")
-        post = report.round_post(
+        post = posts.round_post(
             con,
             cfg,
             final,
             1,
-            store.query(con, "queries/board_results_of_stage", ["final"]),
-            run.knockout_labels(con, cfg, final),
+            gateway.query(con, "queries/board_results_of_stage", ["final"]),
+            placings.knockout_labels(con, cfg, final),
         )
     finally:
         con.close()
@@ -367,7 +367,7 @@ def test_the_demo_placings_follow_its_bracket(default_demo: Path, audited: dict[
     assert got == [(i, e, "final") for i, e in enumerate(top, 1)] + [(i, e, "swiss") for i, e in enumerate(rest, 5)]
 
     cfg = load_config(default_demo / "tournament.toml")
-    run.export_stage(cfg)
+    export.export_stage(cfg)
     with (cfg.paths.exports / "placings.csv").open(newline="", encoding="utf-8") as f:
         assert [(int(r["place"]), r["entrant"]) for r in csv.DictReader(f)] == [(p, e) for p, e, _ in got]
     assert not (cfg.paths.exports / "standings_final.csv").exists()

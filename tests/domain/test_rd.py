@@ -22,10 +22,10 @@ import pytest
 from rd_simulation import simulate
 
 from pipeline.domain import glicko, rd
-from pipeline.lichess import client as lichess
+from pipeline.lichess import client
 from pipeline.report import charts
 from pipeline.stages import ratings
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 UTC = dt.UTC
 S = 173.7178
@@ -243,7 +243,7 @@ def demo(default_demo: Path) -> dict[str, object]:
     rows = []
     with (out / "lichess" / "games.ndjson").open(encoding="utf-8") as f:
         for line in f:
-            g = lichess.parse_game(json.loads(line))
+            g = client.parse_game(json.loads(line))
             if g.rated and g.variant == "antichess":
                 rows.append(g)
     with (out / "teams.csv").open(encoding="utf-8") as f:
@@ -260,7 +260,7 @@ def demo(default_demo: Path) -> dict[str, object]:
     }
 
 
-def _games_of(rows: list[lichess.GameRow], ids: tuple[str, ...]) -> pl.DataFrame:
+def _games_of(rows: list[client.GameRow], ids: tuple[str, ...]) -> pl.DataFrame:
     keep = set(ids)
     return _frame(
         [{c: getattr(g, c) for c in rd.INPUT_COLUMNS} for g in rows if g.white_id in keep or g.black_id in keep]
@@ -312,10 +312,10 @@ def test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table(demo: dic
     assert trap_day == dt.date(2025, 1, 31) and trap_rd > 80
     assert _crossing_days(cases[three][2])[0][0] == dt.date(2025, 2, 10)
     ids = tuple(s.lower() for s in cases)
-    con = store.connect(tmp_path / "t.duckdb")
+    con = gateway.connect(tmp_path / "t.duckdb")
     try:
         keep = set(ids)
-        store.upsert(
+        gateway.upsert(
             con,
             "lichess_games",
             [
@@ -378,16 +378,16 @@ def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
     def table(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         return con.sql("SELECT * FROM rating_estimates ORDER BY game_id, user_id").pl()
 
-    fresh = store.connect(tmp_path / "fresh.duckdb")
-    nightly = store.connect(tmp_path / "nightly.duckdb")
+    fresh = gateway.connect(tmp_path / "fresh.duckdb")
+    nightly = gateway.connect(tmp_path / "nightly.duckdb")
     try:
-        store.upsert(fresh, "lichess_games", [g.__dict__ for g in rows])
+        gateway.upsert(fresh, "lichess_games", [g.__dict__ for g in rows])
         ratings.write_rating_estimates(fresh, ids)
         want = table(fresh)
-        store.upsert(nightly, "lichess_games", [g.__dict__ for g in early])
+        gateway.upsert(nightly, "lichess_games", [g.__dict__ for g in early])
         first = ratings.EstimateStats()
         ratings.write_rating_estimates(nightly, ids, stats=first)
-        store.upsert(nightly, "lichess_games", [g.__dict__ for g in late])
+        gateway.upsert(nightly, "lichess_games", [g.__dict__ for g in late])
         second = ratings.EstimateStats()
         ratings.write_rating_estimates(nightly, ids, stats=second)
         assert (first.resumed, second.resumed, second.games_rated) == (False, True, len(late))
@@ -399,7 +399,7 @@ def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
         gone = early[len(early) // 2]
         nightly.execute("DELETE FROM lichess_games WHERE game_id = ?", [gone.game_id])
         ratings.write_rating_estimates(nightly, ids)
-        store.upsert(nightly, "lichess_games", [gone.__dict__])
+        gateway.upsert(nightly, "lichess_games", [gone.__dict__])
         fourth = ratings.EstimateStats()
         ratings.write_rating_estimates(nightly, ids, stats=fourth)
         assert (fourth.resumed, fourth.games_rated) == (False, len(rows)) and table(nightly).equals(want)
@@ -418,7 +418,7 @@ def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
 
 def test_write_rating_estimates_with_no_games_empties_the_table(tmp_path: Path) -> None:
     """No stored games: no rows (the cap audit then falls back to the daily history)."""
-    con = store.connect(tmp_path / "t.duckdb")
+    con = gateway.connect(tmp_path / "t.duckdb")
     try:
         assert ratings.write_rating_estimates(con, ("nobody",)) == 0
         assert con.sql("SELECT count(*) FROM rating_estimates").fetchall() == [(0,)]

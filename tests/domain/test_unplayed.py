@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 from skeleton_kit import copy_skeleton, run_skeleton
 
-from pipeline.stages import steps as run
+from pipeline.stages import audit, context, export, score
 
 IN_MARGIN = dt.datetime(2026, 3, 25, tzinfo=dt.UTC)  # the window has closed, the margin not yet
 AFTER_MARGIN = dt.datetime(2026, 3, 28, tzinfo=dt.UTC)  # 2026-03-24 + 3 days has passed
@@ -54,8 +54,8 @@ def test_team_score_4_a_round_nobody_played_is_unplayed_not_a_draw(tmp_path: Pat
     folder = three_rounds(tmp_path)
     cfg, _ = run_skeleton(folder, IN_MARGIN)
     assert q(cfg, "SELECT outcome FROM team_matches WHERE round = 3") == [("pending",), ("pending",)]
-    inputs = run.read_inputs(cfg)
-    report = run.score_stage(cfg, inputs, AFTER_MARGIN)
+    inputs = context.read_inputs(cfg)
+    report = score.score_stage(cfg, inputs, AFTER_MARGIN)
     assert q(
         cfg, "SELECT team_a, outcome, winner, a_points, b_points FROM team_matches WHERE round = 3 ORDER BY team_a"
     ) == [("Alphas", "unplayed", None, 0, 0), ("Betas", "unplayed", None, 0, 0)]
@@ -77,15 +77,15 @@ def test_team_score_4_a_round_nobody_played_is_unplayed_not_a_draw(tmp_path: Pat
         "unplayed, not a 0-0 draw (the unplayed_matches view, audit errors TEAM-SCORE-4 / ACWC-CONDUCT-1): forfeit, "
         "zero_draw or a new window"
     ]
-    run.export_stage(cfg)
+    export.export_stage(cfg)
     post = (cfg.paths.exports / "round_3.md").read_text(encoding="utf-8")
     assert [line for line in post.splitlines() if "Alphas" in line and "Deltas" in line and "unplayed" in line]
     # no match of the round reads as a draw (the legend explains what a draw scores; no heading is one)
     assert "None wins" not in post and not [
         line for line in post.splitlines() if line.startswith("###") and "draw" in line
     ]
-    audit = run.audit_stage(cfg, inputs, AFTER_MARGIN)
-    found = [(f.rule_id, f.severity, f.subject) for f in audit.findings if f.audit == "team_score_unplayed"]
+    audited = audit.audit_stage(cfg, inputs, AFTER_MARGIN)
+    found = [(f.rule_id, f.severity, f.subject) for f in audited.findings if f.audit == "team_score_unplayed"]
     assert found == [("TEAM-SCORE-4", "error", "Alphas v Deltas"), ("TEAM-SCORE-4", "error", "Betas v Gammas")]
 
 

@@ -353,16 +353,16 @@ def test_bad_input_exits_2_with_one_exact_message_and_writes_nothing(tmp_path: P
 def test_bom_and_crlf_are_read_as_the_clean_file(tmp_path: Path, encoding: str) -> None:
     """What spreadsheet programs write (a UTF-8 BOM, CRLF line ends) is not a mistake."""
     from pipeline.inputs.config import load_config
-    from pipeline.stages import steps as run
+    from pipeline.stages import context
 
-    clean = run.read_inputs(load_config(SKELETON / "tournament.toml"))
+    clean = context.read_inputs(load_config(SKELETON / "tournament.toml"))
     folder = tournament(tmp_path)
     for name in ("teams.csv", "pairings.csv"):
         content = (SKELETON / name).read_text(encoding="utf-8")
         if "crlf" in encoding:
             content = content.replace("\n", "\r\n")
         (folder / name).write_bytes(("\ufeff" if "bom" in encoding else "").encode() + content.encode("utf-8"))
-    got = run.read_inputs(load_config(folder / "tournament.toml"))
+    got = context.read_inputs(load_config(folder / "tournament.toml"))
     assert got.roster == clean.roster
     assert [(p.stage, p.round, p.a, p.b, p.window_start, p.window_end) for p in got.pairings] == [
         (p.stage, p.round, p.a, p.b, p.window_start, p.window_end) for p in clean.pairings

@@ -40,11 +40,13 @@ from lichess_data import write_dataset
 from pipeline.cli import console
 from pipeline.domain.verify import pgn_players, pgn_players_problem
 from pipeline.inputs import config as config_mod
-from pipeline.lichess import client as lichess
 from pipeline.lichess import ingest
+from pipeline.lichess.client import make_client
 from pipeline.sim import replay
-from pipeline.stages import steps as run
-from pipeline.store import gateway as store
+from pipeline.stages import context
+from pipeline.stages.ingest import ingest_stage, lichess_base_url
+from pipeline.stages.score import score_stage
+from pipeline.store import gateway
 
 UTC = dt.UTC
 T0 = 1_772_445_600_000  # 2026-03-02T10:00:00Z
@@ -194,9 +196,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[duckdb.Duc
     (folder / "games-raw" / "alice.ndjson").write_text(
         "".join(line + "\n" for _, _, line in LINES.values()), encoding="utf-8"
     )
-    con = store.connect(tmp / "t.duckdb")
+    con = gateway.connect(tmp / "t.duckdb")
     with replay.running(folder) as server:
-        client = lichess.make_client(server.base_url, "test-token", 5.0)
+        client = make_client(server.base_url, "test-token", 5.0)
         report = ingest.ingest(con, client, ["alice", "bob"], None, NOW)
     yield con, report
     con.close()
@@ -336,17 +338,17 @@ def test_match_game_whose_pgn_names_other_players_is_not_silently_counted(tmp_pa
     _edit_game(games, "R1ab1g01", lambda g: {**g, "pgn": g["pgn"].replace('[White "Alice"]', '[White "Impostor"]')})
     _edit_game(games, "R1ab2g01", lambda g: {**g, "pgn": g["pgn"].replace("\n1. ", "\n1. e5 ", 1)})
     config = config_mod.load_config(dest / "tournament.toml")
-    inputs = run.read_inputs(config)
+    inputs = context.read_inputs(config)
     now = dt.datetime(2026, 3, 20, tzinfo=UTC)
-    with run.lichess_base_url(config) as url:
-        report = run.ingest_stage(config, inputs, url, now)
+    with lichess_base_url(config) as url:
+        report = ingest_stage(config, inputs, url, now)
     assert report.games_flagged == 2  # R1ab1g01 arrives in alice's and in bob's stream
     assert console.ingest_summary(report.summary(), per_player=False)[1].endswith(
         "; 2 loaded but flagged (the PGN names other players: see the rejected view)"
     )
-    score = run.score_stage(config, inputs, now)
+    score = score_stage(config, inputs, now)
     assert score.mismatches == 2
-    con = store.connect(config.paths.database, read_only=True)
+    con = gateway.connect(config.paths.database, read_only=True)
     try:
         got = con.execute(
             "SELECT game_id, counted, verdict, verdict_detail FROM match_games "

@@ -21,15 +21,15 @@ import faultkit
 import pytest
 import requests
 
-from pipeline.lichess import client as lichess
 from pipeline.lichess import ingest
+from pipeline.lichess.client import RetryPolicy, make_client, stats_of
 from pipeline.sim import replay
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "tests" / "data" / "season" / "lichess"
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
-FAST = lichess.RetryPolicy(rate_limit_wait_s=0.01, backoff_s=0.01, max_retries=8)
+FAST = RetryPolicy(rate_limit_wait_s=0.01, backoff_s=0.01, max_retries=8)
 
 pytestmark = pytest.mark.faults
 
@@ -57,10 +57,10 @@ def content(path: Path) -> dict[str, list[tuple]]:
 
 
 def run_ingest(dataset: replay.Dataset, path: Path, options: replay.ReplayOptions, timeout_s: float = 5.0):
-    con = store.connect(path)
+    con = gateway.connect(path)
     try:
         with replay.running(dataset, options=options) as server:
-            client = lichess.make_client(server.base_url, "test-token", timeout_s, FAST)
+            client = make_client(server.base_url, "test-token", timeout_s, FAST)
             report = ingest.ingest(con, client, list(dataset.users), None, NOW)
             injected = dict(server.faults_injected)
     finally:
@@ -145,19 +145,19 @@ def test_429_waits_at_least_the_configured_minute(dataset: replay.Dataset, tmp_p
     """Lichess asks for a wait of at least a minute after HTTP 429; the policy's wait is what is slept,
     doubling on repeats (measured with an injected sleep, not the clock)."""
     waits: list[float] = []
-    con = store.connect(tmp_path / "w.duckdb")
+    con = gateway.connect(tmp_path / "w.duckdb")
     try:
         with replay.running(
             dataset, options=replay.ReplayOptions(games_per_s=0, faults=replay.Faults(every_429=2, retry_after_s=1))
         ) as s:
-            client = lichess.make_client(
-                s.base_url, "t", 5.0, lichess.RetryPolicy(rate_limit_wait_s=60, max_retries=3), sleep=waits.append
+            client = make_client(
+                s.base_url, "t", 5.0, RetryPolicy(rate_limit_wait_s=60, max_retries=3), sleep=waits.append
             )
             ingest.ingest(con, client, list(dataset.users)[:2], None, NOW)
     finally:
         con.close()
     assert waits and min(waits) >= 60
-    assert lichess.stats_of(client).waited_429_s == sum(waits)
+    assert stats_of(client).waited_429_s == sum(waits)
 
 
 def test_kill_9_of_ingest_at_random_moments_then_rerun_gives_the_undisturbed_data(

@@ -32,10 +32,10 @@ import duckdb
 import pytest
 from lichess_data import write_dataset
 
-from pipeline.lichess import client as lichess
 from pipeline.lichess import ingest
+from pipeline.lichess.client import make_client
 from pipeline.sim import replay
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 UTC = dt.UTC
 H = 3_600_000
@@ -159,7 +159,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[replay.ReplaySe
 
 @pytest.fixture
 def con(tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    c = store.connect(tmp_path / "t.duckdb")
+    c = gateway.connect(tmp_path / "t.duckdb")
     yield c
     c.close()
 
@@ -171,7 +171,7 @@ def run(
     players: list[str] = PLAYERS,
     since: dt.datetime | None = SINCE,
 ) -> ingest.IngestReport:
-    client = lichess.make_client(server.base_url, "test-token", 5.0)
+    client = make_client(server.base_url, "test-token", 5.0)
     return ingest.ingest(con, client, players, since, now)  # type: ignore[arg-type]
 
 
@@ -404,7 +404,7 @@ def test_game_missing_created_at_rejected(tmp_path: Path) -> None:
     nocreat = _game("m1", "alice", "olga", None, "resign", winner="white")
     ok = _game("ok1", "olga", "alice", T0, "resign", winner="black")
     folder = write_dataset(tmp_path / "d", USERS, [nocreat, ok], {"alice": HISTORIES["alice"]})
-    con = store.connect(tmp_path / "t.duckdb")
+    con = gateway.connect(tmp_path / "t.duckdb")
     try:
         with replay.running(folder) as s:
             report = run(con, s, players=["alice"], since=None)

@@ -13,7 +13,8 @@ import duckdb
 
 from pipeline.inputs.config import load_config
 from pipeline.lichess import ingest
-from pipeline.stages import steps as run
+from pipeline.stages import context
+from pipeline.stages.ingest import ingest_batch, ingest_stage, ingest_watched, lichess_base_url, player_batches
 
 NIGHTS = (
     dt.datetime(2026, 3, 8, 3, tzinfo=dt.UTC),  # round 1 under way
@@ -45,22 +46,22 @@ def test_batches_store_what_one_ingest_stores(skeleton: Path) -> None:
         toml.replace('replay_data = "lichess"', 'replay_data = "lichess"\nreplay_games_per_s = 0'), encoding="utf-8"
     )
     cfg = load_config(skeleton)
-    inputs = run.read_inputs(cfg)
+    inputs = context.read_inputs(cfg)
     single = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, database=skeleton.parent / "single.duckdb"))
     batched = dataclasses.replace(
         cfg, paths=dataclasses.replace(cfg.paths, database=skeleton.parent / "batched.duckdb")
     )
-    batches = run.player_batches(inputs, size=2)
+    batches = player_batches(inputs, size=2)
     assert len(batches) == 4
     assert not any(
         {"alice", "bob"} <= {p.lower() for p in b} for b in batches
     )  # their standard game is kept all the same
     vs_searches = []
     for night in NIGHTS:
-        with run.lichess_base_url(cfg, now=night) as base_url:
-            one = run.ingest_stage(single, inputs, base_url, night)
-            parts = [run.ingest_batch(batched, inputs, base_url, night, players) for players in batches]
-            parts.append(run.ingest_watched(batched, inputs, base_url, night, parts))
+        with lichess_base_url(cfg, now=night) as base_url:
+            one = ingest_stage(single, inputs, base_url, night)
+            parts = [ingest_batch(batched, inputs, base_url, night, players) for players in batches]
+            parts.append(ingest_watched(batched, inputs, base_url, night, parts))
         merged = ingest.merge_reports(parts)
         assert content(batched.paths.database) == content(single.paths.database), night
         a, b = one.summary(), merged.summary()

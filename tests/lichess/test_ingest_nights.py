@@ -16,11 +16,11 @@ import duckdb
 from lichess_data import write_dataset
 
 from pipeline.domain.timecontrol import parse_time_control
-from pipeline.lichess import client as lichess
 from pipeline.lichess import ingest
+from pipeline.lichess.client import make_client
 from pipeline.sim import replay
 from pipeline.sim.games import DemoPlayer, EloWorld, history_json, user_json
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 SKELETON = Path(__file__).resolve().parents[1] / "data" / "skeleton" / "lichess"
 UTC = dt.UTC
@@ -35,10 +35,10 @@ def night(
     concurrency: int = 1,
     options: replay.ReplayOptions | None = None,
 ) -> ingest.IngestReport:
-    con = store.connect(db)
+    con = gateway.connect(db)
     try:
         with replay.running(dataset, now=now, options=options or replay.ReplayOptions(games_per_s=0)) as s:
-            client = lichess.make_client(s.base_url, "test-token", 5.0)
+            client = make_client(s.base_url, "test-token", 5.0)
             return ingest.ingest(con, client, ids, None, now, watch=watch, concurrency=concurrency)
     finally:
         con.close()
@@ -154,7 +154,7 @@ def test_malformed_line_is_rejected_alone(tmp_path: Path) -> None:
     around it are stored (counts add up: fetched = loaded + rejected)."""
     import threading
 
-    con = store.connect(tmp_path / "m.duckdb")
+    con = gateway.connect(tmp_path / "m.duckdb")
     good = json.loads((SKELETON / "games.ndjson").read_text(encoding="utf-8").splitlines()[0])
     lines = iter([json.dumps(good), '{"id": "broken", "createdAt": 17', json.dumps({**good, "id": "Other001"})])
     player = ingest.PlayerReport("alice")
@@ -191,10 +191,10 @@ def test_profiles_come_in_chunks_of_300(tmp_path: Path) -> None:
     users = [{"id": f"p{i:03d}", "username": f"P{i:03d}", "createdAt": 1600000000000, "perfs": {}} for i in range(305)]
     (folder / "users.ndjson").write_text("".join(json.dumps(u) + "\n" for u in users), encoding="utf-8")
     ds = replay.Dataset.load(folder)
-    con = store.connect(tmp_path / "m.duckdb")
+    con = gateway.connect(tmp_path / "m.duckdb")
     try:
         with replay.running(ds) as s:
-            client = lichess.make_client(s.base_url, "t", 5.0)
+            client = make_client(s.base_url, "t", 5.0)
             report = ingest.ingest(con, client, [u["id"] for u in users], None, dt.datetime(2026, 1, 1, tzinfo=UTC))
             profile_requests = s.requests_by_kind["users"]
         assert (profile_requests, report.users_loaded) == (2, 305)

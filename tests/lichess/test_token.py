@@ -51,9 +51,9 @@ def test_token_is_used_but_never_written(tmp_path: Path, prefect_api_url: str) -
 
 def test_rating_history_is_requested_with_the_token(tmp_path: Path) -> None:
     """Without a token Lichess may answer [] to a rating-history request: the client must send it."""
-    from pipeline.lichess import client as lichess
+    from pipeline.lichess import client
 
     with replay.running(SKELETON / "lichess") as server:
-        with_token = lichess.fetch_rating_history(lichess.make_client(server.base_url, TOKEN, 5.0), "alice")
-        without = lichess.fetch_rating_history(lichess.make_client(server.base_url, None, 5.0), "alice")
+        with_token = client.fetch_rating_history(client.make_client(server.base_url, TOKEN, 5.0), "alice")
+        without = client.fetch_rating_history(client.make_client(server.base_url, None, 5.0), "alice")
     assert any(p["points"] for p in with_token) and without == []

@@ -17,8 +17,8 @@ from pathlib import Path
 from skeleton_kit import AFTER_ROUND_2, SKELETON, copy_skeleton, run_skeleton
 
 from pipeline.inputs.config import load_config
-from pipeline.stages import steps as run
-from pipeline.store import gateway as store
+from pipeline.stages import context, score
+from pipeline.store import gateway
 
 NOW = "2026-03-20T00:00:00Z"  # AFTER_ROUND_2
 OVR = "stage,round,subject,action,value,reason\n"
@@ -149,7 +149,7 @@ def individual_event(tmp_path: Path) -> Path:
 
 
 def views(db: Path) -> dict[str, list[tuple]]:
-    con = store.connect(db, read_only=True)
+    con = gateway.connect(db, read_only=True)
     try:
         return {
             "team_matches": con.sql(
@@ -179,8 +179,8 @@ def test_individual_event_shows_display_names_the_td_spelling_until_lichess_spel
     Round 1 by hand: Alice 16-16 Bob (a draw), Amir 29-3 Bea."""
     folder = individual_event(tmp_path)
     cfg = load_config(folder / "tournament.toml")
-    inputs = run.read_inputs(cfg)
-    run.score_stage(cfg, inputs, AFTER_ROUND_2)  # nothing fetched yet: every match pending, names as typed
+    inputs = context.read_inputs(cfg)
+    score.score_stage(cfg, inputs, AFTER_ROUND_2)  # nothing fetched yet: every match pending, names as typed
     before = views(cfg.paths.database)
     assert before["team_matches"] == [
         ("ALICE", "bob", None, "alice", "bob", None),

@@ -26,7 +26,7 @@ import requests
 from lichess_data import write_dataset
 
 from pipeline.errors import InputError
-from pipeline.lichess import client as lichess
+from pipeline.lichess.client import make_client
 from pipeline.sim import replay
 
 UTC = dt.UTC
@@ -140,7 +140,7 @@ AUTH = {"Authorization": "Bearer test-token"}
 
 
 def client_for(server: replay.ReplayServer) -> berserk.Client:
-    return lichess.make_client(server.base_url, "test-token", 5.0)
+    return make_client(server.base_url, "test-token", 5.0)
 
 
 @pytest.fixture(scope="module")

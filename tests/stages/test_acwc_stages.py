@@ -19,8 +19,8 @@ from pipeline.domain.scoring import TeamMatch
 from pipeline.domain.standings import Standing
 from pipeline.errors import InputError
 from pipeline.inputs.config import load_config
-from pipeline.stages import steps as run
-from pipeline.store import gateway as store
+from pipeline.stages import context, export
+from pipeline.store import gateway
 
 PLAYERS = [f"p{i:02d}" for i in range(1, 13)]
 
@@ -83,10 +83,10 @@ def tm(stage: str, rnd: int, a: str, b: str, winner: str | None) -> TeamMatch:
 
 def write(cfg_path: Path, stage: str, matches: list[TeamMatch], table: list[Standing]) -> None:
     cfg = load_config(cfg_path)
-    con = store.connect(cfg.paths.database)
+    con = gateway.connect(cfg.paths.database)
     try:
-        store.replace_where(con, "scored_team_matches", {"stage": stage}, matches)
-        store.replace_where(con, "scored_standings", {"stage": stage}, table)
+        gateway.replace_where(con, "scored_team_matches", {"stage": stage}, matches)
+        gateway.replace_where(con, "scored_standings", {"stage": stage}, table)
         rows = [
             {
                 "stage": m.stage,
@@ -100,7 +100,7 @@ def write(cfg_path: Path, stage: str, matches: list[TeamMatch], table: list[Stan
         ]
         con.execute("DELETE FROM td_pairings WHERE stage = ?", [stage])
         if rows:
-            store.upsert(con, "td_pairings", rows)
+            gateway.upsert(con, "td_pairings", rows)
     finally:
         con.close()
 
@@ -114,7 +114,7 @@ def qualification_done(cfg_path: Path) -> None:
 
 def next_pairings(cfg_path: Path) -> list[tuple[str, int, str, str]]:
     cfg = load_config(cfg_path)
-    run.export_stage(cfg)
+    export.export_stage(cfg)
     path = cfg.paths.exports / "next_pairings.csv"
     if not path.exists():
         return []
@@ -176,7 +176,7 @@ def test_no_candidates_pairings_while_the_qualification_is_undecided(tmp_path: P
 def test_a_finalist_not_in_players_csv_is_an_input_error(tmp_path: Path) -> None:
     cfg_path = event(tmp_path, 'champion = "Nobody"\n')
     with pytest.raises(InputError) as exc:
-        run.read_inputs(load_config(cfg_path))
+        context.read_inputs(load_config(cfg_path))
     assert str(exc.value) == "tournament.toml key 'tournament.champion': 'Nobody': expected a player of players.csv"
 
 

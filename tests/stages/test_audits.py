@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from audit_world import NOW, REG, UTC, AuditWorld, run_file
 
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 
 def t(*args: int) -> dt.datetime:
@@ -1514,7 +1514,7 @@ def test_audit_findings_is_the_union_of_the_files(tmp_path: Path) -> None:
         finally:
             con.close()
         assert union, kind
-        for f in store.audit_files():
+        for f in gateway.audit_files():
             mine = sorted((r[1:] for r in union if r[0] == f.stem), key=str)
             assert mine == sorted(run_file(path, f.stem), key=str), f.stem
 
@@ -1524,7 +1524,7 @@ def test_team_audits_find_nothing_in_an_individual_event_and_back(tmp_path: Path
     for kind, prefix in (("team", "TEAM-"), ("individual", "ACWC-")):
         w = violations_everywhere(tmp_path / kind, kind)
         path = w.build()
-        rules = {r[0] for f in store.audit_files() for r in run_file(path, f.stem)}
+        rules = {r[0] for f in gateway.audit_files() for r in run_file(path, f.stem)}
         assert rules and all(r.startswith(prefix) for r in rules), (kind, rules)
 
 
@@ -1536,9 +1536,9 @@ def test_every_audit_has_the_contract_columns(tmp_path: Path) -> None:
     path = violations_everywhere(tmp_path, "team").build()
     con = duckdb.connect(str(path), read_only=True)
     try:
-        for f in store.audit_files():
-            described = [(r[0], r[1]) for r in con.sql(f"DESCRIBE {store.audit_sql(f)}").fetchall()]
-            assert described == [(c, "VARCHAR") for c in store.FINDING_COLUMNS], f.stem
+        for f in gateway.audit_files():
+            described = [(r[0], r[1]) for r in con.sql(f"DESCRIBE {gateway.audit_sql(f)}").fetchall()]
+            assert described == [(c, "VARCHAR") for c in gateway.FINDING_COLUMNS], f.stem
         severities = {r[0] for r in con.sql("SELECT DISTINCT severity FROM audit_findings").fetchall()}
     finally:
         con.close()
@@ -1572,7 +1572,7 @@ def test_every_audit_file_names_its_rules_and_every_issue_rule_has_a_file() -> N
     """Header: 'Audit <name>. Rules: ...', an invariant and a grain; together they cover every audited rule
     (ISSUE_RULES: eligibility, composition, the board-4 cap, conduct, ACWC eligibility and seeding)."""
     covered = set()
-    for f in store.audit_files():
+    for f in gateway.audit_files():
         assert f.read_text(encoding="utf-8").startswith(f"-- Audit {f.stem}. Rules: "), f.name
         covered |= set(header_rules(f))
     assert [r for r in ISSUE_RULES if r not in covered] == []
@@ -1582,7 +1582,7 @@ def test_every_audit_file_has_a_clean_and_a_violating_test() -> None:
     """Each sql/audits file is run by at least two tests here (a clean case and a planted violation),
     one of them named ..._clean."""
     bodies = re.split(r"\ndef ", Path(__file__).read_text(encoding="utf-8"))
-    for f in store.audit_files():
+    for f in gateway.audit_files():
         users = [b.split("(", 1)[0] for b in bodies if b.startswith("test_") and f'run("{f.stem}"' in b]
         assert len(users) >= 2 and any("_clean" in u for u in users), (f.stem, users)
 
@@ -1591,16 +1591,16 @@ def test_team_comp_8_captain_history_records_changes_only(tmp_path: Path) -> Non
     """TEAM-COMP-8's history: a rerun with the same captain adds nothing; a new captain in teams.csv
     adds one row, from the run that first sees it."""
     from pipeline.model import Member, Roster
-    from pipeline.stages import audit as audits
+    from pipeline.stages import audit
 
     path = AuditWorld(tmp_path).build()
     first = Roster((Member("Alpha", "a1", "A1", 1, "", True), Member("Alpha", "a2", "A2", 2, "", False)))
     second = Roster((Member("Alpha", "a1", "A1", 1, "", False), Member("Alpha", "a2", "A2", 2, "", True)))
-    con = store.connect(path)
+    con = gateway.connect(path)
     try:
-        assert audits.record_captains(con, first, t(2026, 8, 26)) == 1
-        assert audits.record_captains(con, first, t(2026, 8, 27)) == 0
-        assert audits.record_captains(con, second, t(2026, 9, 20)) == 1
+        assert audit.record_captains(con, first, t(2026, 8, 26)) == 1
+        assert audit.record_captains(con, first, t(2026, 8, 27)) == 0
+        assert audit.record_captains(con, second, t(2026, 9, 20)) == 1
         history = con.sql("SELECT team, player_id, seen_from FROM audit_captains ORDER BY seen_from").fetchall()
     finally:
         con.close()
@@ -1611,11 +1611,11 @@ def test_allowed_swaps_must_name_a_team_of_teams_csv(tmp_path: Path) -> None:
     """TEAM-COMP-4's allowed swaps are checked against teams.csv before anything runs (exit 2)."""
     from pipeline.errors import InputError
     from pipeline.model import Member, Roster
-    from pipeline.stages.audit import check_config
+    from pipeline.stages.context import check_allowed_swaps
 
     w = AuditWorld(tmp_path, '[composition]\nallowed_swaps = [{ team = "Nobody", boards = [1, 2] }]\n')
     with pytest.raises(InputError) as exc:
-        check_config(w.config, Roster((Member("Alpha", "a1", "A1", 1, "", True),)))
+        check_allowed_swaps(w.config, Roster((Member("Alpha", "a1", "A1", 1, "", True),)))
     assert (
         str(exc.value)
         == "tournament.toml key 'composition.allowed_swaps[0]': team 'Nobody': expected a team of teams.csv"

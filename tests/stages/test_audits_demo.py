@@ -20,7 +20,7 @@ import pytest
 from audit_world import AuditWorld
 from demo_audit import errors_not_planted, findings, planted_audit_rows, planted_not_found, rows, trap_findings
 
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 
 def test_every_planted_audit_violation_is_found(default_demo: Path, audited: dict[str, Path]) -> None:
@@ -65,7 +65,7 @@ def test_each_audit_file_runs_verbatim_on_the_published_file(audited: dict[str, 
             "SELECT audit, rule_id, severity, subject, team, detail, evidence_url FROM audit_findings"
         ).fetchall()
         con.execute("SET TimeZone = 'Asia/Kolkata'")
-        for path in store.audit_files():
+        for path in gateway.audit_files():
             mine = sorted((r[1:] for r in union if r[0] == path.stem), key=str)
             assert sorted(con.sql(path.read_text(encoding="utf-8")).fetchall(), key=str) == mine, path.stem
     finally:
@@ -93,7 +93,7 @@ def test_the_duckdb_cli_runs_each_audit_file_on_the_published_snapshot(
             ).fetchall()
         finally:
             con.close()
-        for path in store.audit_files():
+        for path in gateway.audit_files():
             proc = subprocess.run(
                 [str(cli), "-readonly", "-csv", "-noheader", "-nullvalue", "", str(snapshot)],
                 input=path.read_text(encoding="utf-8"),

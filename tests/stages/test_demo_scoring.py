@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.inputs.config import load_config
 from pipeline.sim.season import build_season
-from pipeline.stages import steps as run
+from pipeline.stages import context, export, ingest, score
 
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 
@@ -25,10 +25,10 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     dbs = {}
     for name, cfg_path in (("team", out / "tournament.toml"), ("acwc", out / "acwc" / "tournament.toml")):
         cfg = load_config(cfg_path)
-        inputs = run.read_inputs(cfg)
-        with run.lichess_base_url(cfg) as base_url:
-            run.ingest_stage(cfg, inputs, base_url, NOW)
-        run.score_stage(cfg, inputs, NOW)
+        inputs = context.read_inputs(cfg)
+        with ingest.lichess_base_url(cfg) as base_url:
+            ingest.ingest_stage(cfg, inputs, base_url, NOW)
+        score.score_stage(cfg, inputs, NOW)
         dbs[name] = cfg.paths.database
     return dbs
 
@@ -104,17 +104,17 @@ def test_the_demo_knockout_follows_from_its_swiss_standings(tmp_path_factory: py
     pairings = (out / "pairings.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     overrides = (out / "overrides.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     cfg = load_config(out / "tournament.toml")
-    with run.lichess_base_url(cfg) as base_url:
-        run.ingest_stage(cfg, run.read_inputs(cfg), base_url, NOW)
+    with ingest.lichess_base_url(cfg) as base_url:
+        ingest.ingest_stage(cfg, context.read_inputs(cfg), base_url, NOW)
     for drop, expect in (("knockout", "knockout"), ("final", "final")):
         keep = [ln for ln in pairings if not ln.startswith(("knockout", "final") if drop == "knockout" else "final")]
         (out / "pairings.csv").write_text("".join(keep), encoding="utf-8")
         (out / "overrides.csv").write_text(
             "".join(ln for ln in overrides if not ln.startswith("final")), encoding="utf-8"
         )
-        inputs = run.read_inputs(cfg)
-        run.score_stage(cfg, inputs, NOW)
-        run.export_stage(cfg)
+        inputs = context.read_inputs(cfg)
+        score.score_stage(cfg, inputs, NOW)
+        export.export_stage(cfg)
         with (cfg.paths.exports / "next_pairings.csv").open(newline="", encoding="utf-8") as f:
             proposed = [(r["stage"], r["round"], r["a"], r["b"]) for r in csv.DictReader(f)]
         played = [tuple(ln.strip().split(",")) for ln in pairings if ln.startswith(expect + ",1,")]

@@ -129,8 +129,8 @@ def ten_team_world(tmp_path, knockout: str = "", header: str = FULL_HEADER, extr
     from pipeline.domain.scoring import TeamMatch
     from pipeline.domain.standings import Standing
     from pipeline.inputs.config import load_config
-    from pipeline.stages import steps as run
-    from pipeline.store import gateway as store
+    from pipeline.stages import context
+    from pipeline.store import gateway
 
     (tmp_path / "teams.csv").write_text(
         "team,player,board,title,captain\n" + "".join(f"{t},{t}a,1,,yes\n{t},{t}b,2,,\n" for t in TEN), encoding="utf-8"
@@ -156,11 +156,11 @@ def ten_team_world(tmp_path, knockout: str = "", header: str = FULL_HEADER, extr
         for a, b in pairs
     ]
     table = [Standing("swiss", 7, i, t, 7, 14 - i, 0, 0, 0, 0) for i, t in enumerate(TEN, 1)]
-    con = store.connect(cfg.paths.database)
+    con = gateway.connect(cfg.paths.database)
     try:
-        run.write_td_inputs(con, run.read_inputs(cfg))
-        store.replace_where(con, "scored_team_matches", {}, matches)
-        store.replace_where(con, "scored_standings", {}, table)
+        context.write_td_inputs(con, context.read_inputs(cfg))
+        gateway.replace_where(con, "scored_team_matches", {}, matches)
+        gateway.replace_where(con, "scored_standings", {}, table)
     finally:
         con.close()
     return cfg
@@ -168,9 +168,9 @@ def ten_team_world(tmp_path, knockout: str = "", header: str = FULL_HEADER, extr
 
 def proposal(cfg):  # type: ignore[no-untyped-def]
     """next_pairings.csv after an export, as bytes (None when it is not written)."""
-    from pipeline.stages import steps as run
+    from pipeline.stages import export
 
-    run.export_stage(cfg)
+    export.export_stage(cfg)
     path = cfg.paths.exports / "next_pairings.csv"
     return path.read_bytes() if path.exists() else None
 
@@ -178,16 +178,16 @@ def proposal(cfg):  # type: ignore[no-untyped-def]
 def append_and_read_back(cfg, data: bytes):  # type: ignore[no-untyped-def]
     """Append a proposal's rows (without its header) to pairings.csv and read the file back with
     the project's own loader: the pairings of the proposal's rows, as (stage, round, a, b, start, end)."""
-    from pipeline.stages import steps as run
-    from pipeline.store import gateway as store
+    from pipeline.stages import context
+    from pipeline.store import gateway
 
     lines = data.decode("utf-8").split("\n")
     with cfg.paths.pairings.open("a", encoding="utf-8", newline="") as f:
         f.write("\n".join(lines[1:]))
-    inputs = run.read_inputs(cfg)
-    con = store.connect(cfg.paths.database)
+    inputs = context.read_inputs(cfg)
+    con = gateway.connect(cfg.paths.database)
     try:
-        run.write_td_inputs(con, inputs)
+        context.write_td_inputs(con, inputs)
     finally:
         con.close()
     keep = {(s, int(r)) for s, r, *_ in (ln.split(",") for ln in lines[1:] if ln)}
@@ -206,13 +206,13 @@ def test_team_fmt_1_ten_teams_knockout_is_the_semifinals_then_the_final(tmp_path
     and appended to pairings.csv it reads back as the same pairings."""
 
     from pipeline.domain.scoring import TeamMatch
-    from pipeline.stages import steps as run
-    from pipeline.store import gateway as store
+    from pipeline.stages import context
+    from pipeline.store import gateway
 
     cfg = ten_team_world(tmp_path)
     assert cfg.stage("knockout").rounds_given is False
-    assert run.bracket_size(cfg, 10) == (1, None)
-    assert run.sized(cfg, 10).stage("knockout").rounds == 1
+    assert context.bracket_size(cfg, 10) == (1, None)
+    assert context.sized(cfg, 10).stage("knockout").rounds == 1
     data = proposal(cfg)
     assert data is not None and b"\r" not in data
     # Swiss round 7: 2026-10-13 to 2026-10-20 (from first_round_start, weekly); the knockout the week after
@@ -226,9 +226,9 @@ def test_team_fmt_1_ten_teams_knockout_is_the_semifinals_then_the_final(tmp_path
         ("knockout", 1, "T01", "T04", *week),
         ("knockout", 1, "T02", "T03", *week),
     ]
-    con = store.connect(cfg.paths.database)
+    con = gateway.connect(cfg.paths.database)
     try:  # the semifinals: T01 and T03 win
-        store.replace_where(
+        gateway.replace_where(
             con,
             "scored_team_matches",
             {"stage": "knockout"},
@@ -268,17 +268,17 @@ def test_a_proposal_has_the_columns_of_the_tds_pairings_csv(tmp_path) -> None:
 def test_team_fmt_3_an_extended_match_does_not_move_the_proposed_window(tmp_path) -> None:
     """TEAM-FMT-3: the TD extended one match of Swiss round 7 to 2026-10-23; the round still ends
     2026-10-20, so the knockout's proposed week is 2026-10-20 to 2026-10-27."""
-    from pipeline.stages import steps as run
-    from pipeline.store import gateway as store
+    from pipeline.stages import context
+    from pipeline.store import gateway
 
     cfg = ten_team_world(tmp_path)
     lines = cfg.paths.pairings.read_text(encoding="utf-8").splitlines()
     i = next(i for i, ln in enumerate(lines) if ln.startswith("swiss,7,"))
     lines[i] = lines[i].replace(",,,", ",2026-10-13T00:00:00Z,2026-10-23T00:00:00Z,")
     cfg.paths.pairings.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    con = store.connect(cfg.paths.database)
+    con = gateway.connect(cfg.paths.database)
     try:
-        run.write_td_inputs(con, run.read_inputs(cfg))
+        context.write_td_inputs(con, context.read_inputs(cfg))
     finally:
         con.close()
     data = proposal(cfg)
@@ -301,14 +301,14 @@ def test_team_fmt_1_rounds_that_contradict_the_teams_are_a_run_error(tmp_path) -
 
     import duckdb
 
-    from pipeline.stages import steps as run
+    from pipeline.stages import context
 
     cfg = ten_team_world(tmp_path, "rounds = 2\n")
     expected = (
         "10 teams: 4 qualify (TEAM-FMT-1), so stages.knockout.rounds should be 1, not 2 "
         "(or leave it out of the config: the rounds then follow the teams)"
     )
-    assert run.bracket_size(cfg, 10) == (2, expected)
+    assert context.bracket_size(cfg, 10) == (2, expected)
     assert proposal(cfg) is None
     proc = subprocess.run(
         [sys.executable, "-m", "pipeline", "score", "--config", str(cfg.path), "--now", "2026-10-21T00:00:00Z"],
@@ -330,12 +330,12 @@ def test_team_fmt_1_the_demo_twelve_teams_need_no_rounds_in_the_config(default_d
     `rounds = 1` (it agrees), and without the line the rounds follow the teams: the pairings.csv
     with its knockout round 1 validates and the bracket is the same."""
     from pipeline.inputs.config import load_config
-    from pipeline.stages import steps as run
+    from pipeline.stages import context
 
     toml = (default_demo / "tournament.toml").read_text(encoding="utf-8")
     cfg = load_config(default_demo / "tournament.toml")
-    teams = len(run.read_inputs(cfg).roster.entrants)
-    assert teams == 12 and cfg.stage("knockout").rounds_given and run.bracket_size(cfg, teams) == (1, None)
+    teams = len(context.read_inputs(cfg).roster.entrants)
+    assert teams == 12 and cfg.stage("knockout").rounds_given and context.bracket_size(cfg, teams) == (1, None)
     bare = tmp_path / "tournament.toml"  # the demo's config without the line, its paths made absolute
     toml = re.sub(
         r'^(replay_data|teams|pairings|database|exports|overrides) = "(.*)"',
@@ -348,5 +348,5 @@ def test_team_fmt_1_the_demo_twelve_teams_need_no_rounds_in_the_config(default_d
     )
     plain = load_config(bare)
     assert not plain.stage("knockout").rounds_given
-    assert run.bracket_size(plain, teams) == (1, None)
-    assert {p.round for p in run.read_inputs(plain).pairings if p.stage == "knockout"} == {1}
+    assert context.bracket_size(plain, teams) == (1, None)
+    assert {p.round for p in context.read_inputs(plain).pairings if p.stage == "knockout"} == {1}

@@ -1,4 +1,4 @@
-"""Incremental nights (pipeline/stages/steps.py rescore_plan): a night links and scores again only the
+"""Incremental nights (pipeline/stages/rescore.py rescore_plan): a night links and scores again only the
 rounds whose inputs changed, and its scored tables are exactly those of a from-scratch run on
 the same stored data (reruns are idempotent). The cases: a new round's games arrive, a TD
 ruling is added and withdrawn (TEAM-DQ-1 / TEAM-SCORE-1 rulings), a stored game's result changes,
@@ -20,7 +20,8 @@ from pipeline.domain import scoring
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
 from pipeline.sim.season import TEAM_START, build_season
-from pipeline.stages import steps as run
+from pipeline.stages import context, score
+from pipeline.stages.ingest import ingest_stage, lichess_base_url
 
 SCORED = ("scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings")
 
@@ -43,8 +44,8 @@ def config(demo: Path, db: Path, **paths: Path) -> Config:
 
 
 def ingest(cfg: Config, now: dt.datetime) -> None:
-    with run.lichess_base_url(cfg, now=now) as base_url:
-        run.ingest_stage(cfg, run.read_inputs(cfg), base_url, now)
+    with lichess_base_url(cfg, now=now) as base_url:
+        ingest_stage(cfg, context.read_inputs(cfg), base_url, now)
 
 
 def tables(db: Path) -> dict[str, list[tuple]]:
@@ -64,13 +65,13 @@ def from_scratch(cfg: Config, now: dt.datetime, tmp: Path) -> dict[str, list[tup
         con.execute(f"DELETE FROM {t}")
     con.close()
     scratch = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, database=db))
-    report = run.score_stage(scratch, run.read_inputs(scratch), now)
+    report = score.score_stage(scratch, context.read_inputs(scratch), now)
     assert report.verified == 0  # verdicts are kept by game id: nothing to verify again
     return tables(db)
 
 
 def rounds_paired(cfg: Config) -> int:
-    return len({(p.stage, p.round) for p in run.read_inputs(cfg).pairings})
+    return len({(p.stage, p.round) for p in context.read_inputs(cfg).pairings})
 
 
 def test_a_new_round_rescores_only_the_rounds_it_touches(demo: Path, tmp_path: Path) -> None:
@@ -78,12 +79,12 @@ def test_a_new_round_rescores_only_the_rounds_it_touches(demo: Path, tmp_path: P
     whose margin reaches their games), not rounds 1-3, and equals a from-scratch run."""
     cfg = config(demo, tmp_path / "inc.duckdb")
     ingest(cfg, night(3))
-    first = run.score_stage(cfg, run.read_inputs(cfg), night(3))
+    first = score.score_stage(cfg, context.read_inputs(cfg), night(3))
     assert first.rescored_rounds == rounds_paired(cfg)  # nothing stored: every round is scored
-    again = run.score_stage(cfg, run.read_inputs(cfg), night(3))
+    again = score.score_stage(cfg, context.read_inputs(cfg), night(3))
     assert again.rescored_rounds == 0 and again.verified == 0
     ingest(cfg, night(5))
-    report = run.score_stage(cfg, run.read_inputs(cfg), night(5))
+    report = score.score_stage(cfg, context.read_inputs(cfg), night(5))
     assert 2 <= report.rescored_rounds < rounds_paired(cfg)
     con = duckdb.connect(str(cfg.paths.database), read_only=True)
     r4 = con.sql(
@@ -99,7 +100,7 @@ def test_a_ruling_added_then_withdrawn_rescores_and_matches_scratch(demo: Path, 
     ruling removed again: each night equals a from-scratch run with the same files."""
     cfg = config(demo, tmp_path / "inc.duckdb")
     ingest(cfg, night(4))
-    run.score_stage(cfg, run.read_inputs(cfg), night(4))
+    score.score_stage(cfg, context.read_inputs(cfg), night(4))
     con = duckdb.connect(str(cfg.paths.database), read_only=True)
     (gid,) = con.sql(
         "SELECT game_id FROM scored_match_games WHERE stage = 'swiss' AND round = 2 AND counted "
@@ -110,11 +111,11 @@ def test_a_ruling_added_then_withdrawn_rescores_and_matches_scratch(demo: Path, 
     text = (demo / "overrides.csv").read_text(encoding="utf-8")
     overrides.write_text(text + f"swiss,2,,exclude_game,{gid},played before the pairing was agreed\n", encoding="utf-8")
     ruled = config(demo, cfg.paths.database, overrides=overrides)
-    run.score_stage(ruled, run.read_inputs(ruled), night(4))
+    score.score_stage(ruled, context.read_inputs(ruled), night(4))
     after = tables(cfg.paths.database)
     assert [r for r in after["scored_match_games"] if r[7] == gid][0][13] == "excluded_by_td"
     assert after == from_scratch(ruled, night(4), tmp_path)
-    run.score_stage(cfg, run.read_inputs(cfg), night(4))  # the ruling withdrawn
+    score.score_stage(cfg, context.read_inputs(cfg), night(4))  # the ruling withdrawn
     assert tables(cfg.paths.database) == from_scratch(cfg, night(4), tmp_path)
 
 
@@ -122,7 +123,7 @@ def test_a_changed_game_rescores_its_round(demo: Path, tmp_path: Path) -> None:
     """A stored game's result changes (a re-fetch): its round is scored again and equals scratch."""
     cfg = config(demo, tmp_path / "inc.duckdb")
     ingest(cfg, night(3))
-    run.score_stage(cfg, run.read_inputs(cfg), night(3))
+    score.score_stage(cfg, context.read_inputs(cfg), night(3))
     con = duckdb.connect(str(cfg.paths.database))
     (gid,) = con.sql(
         "SELECT game_id FROM scored_match_games WHERE stage = 'swiss' AND round = 1 AND counted "
@@ -130,7 +131,7 @@ def test_a_changed_game_rescores_its_round(demo: Path, tmp_path: Path) -> None:
     ).fetchall()[0]  # type: ignore[misc]
     con.execute("UPDATE lichess_games SET winner = NULL WHERE game_id = ?", [gid])
     con.close()
-    report = run.score_stage(cfg, run.read_inputs(cfg), night(3))
+    report = score.score_stage(cfg, context.read_inputs(cfg), night(3))
     assert report.rescored_rounds == 1
     assert tables(cfg.paths.database) == from_scratch(cfg, night(3), tmp_path)
 
@@ -143,7 +144,7 @@ def test_a_window_closing_without_new_games_rescores(demo: Path, tmp_path: Path)
     and equals scratch. "Mid-round" is read from the data: a minute after the last round-4 match began."""
     probe = config(demo, tmp_path / "probe.duckdb")
     ingest(probe, night(4))
-    run.score_stage(probe, run.read_inputs(probe), night(4))
+    score.score_stage(probe, context.read_inputs(probe), night(4))
     con = duckdb.connect(str(probe.paths.database), read_only=True)
     [(last_start,)] = con.sql(
         "SELECT max(first) FROM (SELECT min(created_at) AS first FROM scored_match_games "
@@ -153,18 +154,18 @@ def test_a_window_closing_without_new_games_rescores(demo: Path, tmp_path: Path)
     cfg = config(demo, tmp_path / "inc.duckdb")
     mid = last_start + dt.timedelta(minutes=1)  # that match under way
     ingest(cfg, mid)
-    run.score_stage(cfg, run.read_inputs(cfg), mid)
+    score.score_stage(cfg, context.read_inputs(cfg), mid)
     con = duckdb.connect(str(cfg.paths.database), read_only=True)
     pending = con.sql(
         "SELECT count(*) FROM scored_team_matches WHERE stage = 'swiss' AND round = 4 AND outcome = 'pending'"
     ).fetchall()[0]
     con.close()
     assert pending is not None and pending[0] > 0
-    report = run.score_stage(cfg, run.read_inputs(cfg), night(4))
+    report = score.score_stage(cfg, context.read_inputs(cfg), night(4))
     assert report.rescored_rounds >= 1
     assert tables(cfg.paths.database) == from_scratch(cfg, night(4), tmp_path)
     margin_passed = night(4) + dt.timedelta(days=cfg.stage("swiss").window_margin_days)
-    report = run.score_stage(cfg, run.read_inputs(cfg), margin_passed)
+    report = score.score_stage(cfg, context.read_inputs(cfg), margin_passed)
     assert report.rescored_rounds >= 1
     after = tables(cfg.paths.database)
     assert not [m for m in after["scored_team_matches"] if m[1] == 4 and m[0] == "swiss" and m[11] == "pending"]
@@ -175,7 +176,7 @@ def test_rounds_dropped_from_the_pairings_leave_no_rows(demo: Path, tmp_path: Pa
     """The TD withdraws swiss rounds 6-7 from pairings.csv: their rows go, as in a from-scratch run."""
     cfg = config(demo, tmp_path / "inc.duckdb")
     ingest(cfg, night(7))
-    run.score_stage(cfg, run.read_inputs(cfg), night(7))
+    score.score_stage(cfg, context.read_inputs(cfg), night(7))
     pairings = tmp_path / "pairings.csv"
     lines = (demo / "pairings.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     pairings.write_text(
@@ -187,7 +188,7 @@ def test_rounds_dropped_from_the_pairings_leave_no_rows(demo: Path, tmp_path: Pa
         "".join(line for line in rulings if not line.startswith(("swiss,6,", "swiss,7,"))), encoding="utf-8"
     )
     fewer = config(demo, cfg.paths.database, pairings=pairings, overrides=overrides)
-    run.score_stage(fewer, run.read_inputs(fewer), night(7))
+    score.score_stage(fewer, context.read_inputs(fewer), night(7))
     after = tables(cfg.paths.database)
     assert {r[1] for r in after["scored_team_matches"] if r[0] == "swiss"} == {1, 2, 3, 4, 5}
     assert after == from_scratch(fewer, night(7), tmp_path)
@@ -200,13 +201,13 @@ def test_a_bumped_scoring_version_rescores_every_round_and_an_unchanged_one_none
     two swiss rounds are scored on the first night, none again on a night with the same version,
     both again once it is bumped (the rows an older version wrote are not kept), then none."""
     cfg = load_config(copy_skeleton(tmp_path) / "tournament.toml")
-    inputs = run.read_inputs(cfg)
-    with run.lichess_base_url(cfg) as base_url:
-        run.ingest_stage(cfg, inputs, base_url, AFTER_ROUND_2)
-    first = run.score_stage(cfg, inputs, AFTER_ROUND_2)
+    inputs = context.read_inputs(cfg)
+    with lichess_base_url(cfg) as base_url:
+        ingest_stage(cfg, inputs, base_url, AFTER_ROUND_2)
+    first = score.score_stage(cfg, inputs, AFTER_ROUND_2)
     assert (first.rescored_rounds, first.first_scored_rounds) == (2, 2)
-    assert run.score_stage(cfg, inputs, AFTER_ROUND_2).rescored_rounds == 0
+    assert score.score_stage(cfg, inputs, AFTER_ROUND_2).rescored_rounds == 0
     monkeypatch.setattr(scoring, "SCORING_VERSION", scoring.SCORING_VERSION + 1)
-    bumped = run.score_stage(cfg, inputs, AFTER_ROUND_2)
+    bumped = score.score_stage(cfg, inputs, AFTER_ROUND_2)
     assert (bumped.rescored_rounds, bumped.first_scored_rounds) == (2, 0)
-    assert run.score_stage(cfg, inputs, AFTER_ROUND_2).rescored_rounds == 0
+    assert score.score_stage(cfg, inputs, AFTER_ROUND_2).rescored_rounds == 0

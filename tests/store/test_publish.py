@@ -17,9 +17,8 @@ import pytest
 
 from pipeline.errors import InputError
 from pipeline.inputs.config import load_config
-from pipeline.stages import record as runs
-from pipeline.store import gateway as store
-from pipeline.store import publish
+from pipeline.stages import record
+from pipeline.store import gateway, publish
 
 AT = dt.datetime(2026, 3, 20, 3, 0, tzinfo=dt.UTC)
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +31,7 @@ def sha256(path: Path) -> str:
 def make_work(path: Path) -> None:
     """A working database with the pipeline's schema plus objects no pipeline module knows about
     (as a later stage would add them): publish must carry them all."""
-    con = store.connect(path)
+    con = gateway.connect(path)
     try:
         con.execute("CREATE TABLE later_stage_params (rule_id VARCHAR PRIMARY KEY, name VARCHAR, value DOUBLE)")
         con.execute("INSERT INTO later_stage_params VALUES ('TEAM-ELIG-2', 'min_rated_games', 1000)")
@@ -62,7 +61,7 @@ def test_snapshot_is_self_contained_with_every_table_and_view(tmp_path: Path) ->
     assert catalog(published) == in_work
     assert {"later_stage_params", "pipeline_runs", "raw_games"} <= in_work["tables"]
     assert in_work["views"] == (
-        {p.stem for p in (store.SQL_DIR / "views").glob("*.sql")} | {"audit_findings", "later_stage_summary"}
+        {p.stem for p in (gateway.SQL_DIR / "views").glob("*.sql")} | {"audit_findings", "later_stage_summary"}
     )  # audit_findings: generated from sql/audits
     assert not list(tmp_path.glob("t.duckdb.tmp-*"))
 
@@ -114,7 +113,7 @@ def test_a_snapshot_whose_view_does_not_run_is_not_published(tmp_path: Path) -> 
     make_work(work)
     publish.publish(work, published)
     before = sha256(published)
-    con = store.connect(work)
+    con = gateway.connect(work)
     try:
         con.execute("CREATE TABLE scratch (i INTEGER)")
         con.execute("CREATE VIEW broken AS SELECT i FROM scratch")
@@ -190,7 +189,7 @@ def test_runs_record_an_ok_and_a_failed_run(skeleton: Path) -> None:
     file as it was, is recorded with its stage and error, says what stays published, and the next
     publish carries it."""
     cfg = load_config(skeleton)
-    with runs.recorded(cfg, "score", AT) as run:
+    with record.recorded(cfg, "score", AT) as run:
         assert run.work.paths.database == cfg.paths.work_database != cfg.paths.database
         run.stage("score")
         run.done("score", {"match_games": 35}, warnings=["a note"])
@@ -207,12 +206,12 @@ def test_runs_record_an_ok_and_a_failed_run(skeleton: Path) -> None:
     assert json.loads(ok["counts"]) == {"score": {"match_games": 35}} and ok["as_of"] == AT
 
     with pytest.raises(InputError) as e:
-        with runs.recorded(cfg, "nightly", AT) as run:
+        with record.recorded(cfg, "nightly", AT) as run:
             run.stage("ingest")
             run.done("ingest", {"requests": 3}, requests=3)
             run.stage("score")
             raise InputError("overrides.csv", "line 2", "exclude_game 'Nope1234': no such game")
-    last = runs.last_published_run(cfg.paths.database)
+    last = record.last_published_run(cfg.paths.database)
     assert last is not None
     assert e.value.__notes__ == [
         f"run 2 failed in score; the published {cfg.paths.database} is unchanged: it holds run 1 "
@@ -224,7 +223,7 @@ def test_runs_record_an_ok_and_a_failed_run(skeleton: Path) -> None:
     assert failed["error"] == "overrides.csv line 2: exclude_game 'Nope1234': no such game"
     assert json.loads(failed["counts"]) == {"ingest": {"requests": 3}}
 
-    with runs.recorded(cfg, "score", AT):
+    with record.recorded(cfg, "score", AT):
         pass  # a block that ends normally publishes on the way out
     assert [(r["run_id"], r["status"]) for r in runs_rows(cfg.paths.database)] == [(1, "ok"), (2, "failed"), (3, "ok")]
 
@@ -233,21 +232,21 @@ def test_a_run_killed_mid_way_is_found_by_the_next_and_marked_failed(skeleton: P
     """kill -9 inside a run (a real SIGKILL, nothing gets to clean up): the published file is
     untouched, the lock is free, and the next run marks the dead one failed in the stage it was in."""
     cfg = load_config(skeleton)
-    with runs.recorded(cfg, "score", AT):
+    with record.recorded(cfg, "score", AT):
         pass
     published = sha256(cfg.paths.database)
     script = (
         "import datetime as dt, os, signal\n"
-        "from pipeline.stages import record as runs\nfrom pipeline.inputs.config import load_config\n"
+        "from pipeline.stages import record\nfrom pipeline.inputs.config import load_config\n"
         f"cfg = load_config({str(skeleton)!r})\n"
-        "with runs.recorded(cfg, 'nightly', dt.datetime(2026, 3, 20, tzinfo=dt.UTC)) as run:\n"
+        "with record.recorded(cfg, 'nightly', dt.datetime(2026, 3, 20, tzinfo=dt.UTC)) as run:\n"
         "    run.stage('ingest')\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
     )
     proc = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
     assert proc.returncode == -signal.SIGKILL
     assert sha256(cfg.paths.database) == published
-    with runs.recorded(cfg, "score", AT):
+    with record.recorded(cfg, "score", AT):
         pass
     rows = runs_rows(cfg.paths.database)
     assert [(r["run_id"], r["command"], r["status"], r["stage"]) for r in rows] == [

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.store import gateway as store
+from pipeline.store import gateway
 
 CONTRACT = {
     "players": "user_id, username, team, board, title, created_at, is_bot, is_closed, tos_violation, antichess_games, "
@@ -28,7 +28,7 @@ CONTRACT = {
 
 @pytest.mark.parametrize("view", sorted(CONTRACT))
 def test_view_has_the_contract_columns_first(tmp_path: Path, view: str) -> None:
-    con = store.connect(tmp_path / "t.duckdb")
+    con = gateway.connect(tmp_path / "t.duckdb")
     try:
         columns = [row[0] for row in con.sql(f"DESCRIBE {view}").fetchall()]
         kind = con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = ?", [view]).fetchall()
@@ -41,13 +41,13 @@ def test_view_has_the_contract_columns_first(tmp_path: Path, view: str) -> None:
 
 def test_every_sql_file_states_its_grain_or_invariant() -> None:
     """A header comment on every SQL file: its grain or invariant."""
-    for path in sorted(store.SQL_DIR.rglob("*.sql")):
+    for path in sorted(gateway.SQL_DIR.rglob("*.sql")):
         first = path.read_text(encoding="utf-8").lstrip().splitlines()[0]
         assert first.startswith("-- "), path
 
 
 def test_migrate_is_idempotent(tmp_path: Path) -> None:
-    con = store.connect(tmp_path / "t.duckdb")
+    con = gateway.connect(tmp_path / "t.duckdb")
     con.close()
-    con = store.connect(tmp_path / "t.duckdb")  # second run: CREATE IF NOT EXISTS / OR REPLACE
+    con = gateway.connect(tmp_path / "t.duckdb")  # second run: CREATE IF NOT EXISTS / OR REPLACE
     con.close()

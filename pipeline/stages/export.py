@@ -1,0 +1,103 @@
+"""The export stage: the CSV files, round posts, cap charts, next pairings and placings a TD
+publishes, written from the database (read-only) into ``paths.exports``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from pathlib import Path
+from typing import Any
+
+from pipeline.model import Config
+from pipeline.report import exports
+from pipeline.report.posts import round_post, write_findings, write_results, write_standings
+from pipeline.stages import audit, pairing, placings
+from pipeline.store import gateway
+
+log = logging.getLogger(__name__)
+
+
+PLACINGS_COLUMNS = ("stage", "place", "entrant", "how")
+
+
+def export_stage(config: Config) -> list[Path]:
+    """Per stage: standings_<stage>.csv (the table after the latest round; none for a knockout
+    stage, whose order is in placings.csv), results_<stage>.csv (one row per board match: parts,
+    totals, game links) and a Markdown post per round (round_<n>.md for the first stage,
+    round_<stage>_<n>.md for the others, since every stage numbers its rounds from 1);
+    audit_findings.csv once an audit has run (findings read what scoring wrote: a ruling can
+    change them); then next_pairings.csv (the next stage's or round's pairings, when ready) and
+    placings.csv. What is in each file: pipeline/report/posts.py."""
+    written = []
+    con = gateway.connect(config.paths.database, read_only=True)
+    try:
+        for i, stage in enumerate(config.stages):
+            df = gateway.query(con, "queries/standings_latest", [stage.name])
+            path = config.paths.exports / f"standings_{stage.name}.csv"
+            if stage.kind == "knockout":  # a knockout has no table: its order is placings.csv
+                path.unlink(missing_ok=True)
+            elif df.height:
+                written.append(write_standings(path, stage, df))
+            boards = gateway.query(con, "queries/board_results_of_stage", [stage.name])
+            if boards.height == 0:
+                continue
+            written.append(write_results(config.paths.exports / f"results_{stage.name}.csv", stage, boards))
+            labels = placings.knockout_labels(con, config, stage) if stage.kind == "knockout" else {}
+            for (rnd,) in gateway.query(con, "queries/rounds_of_stage", [stage.name]).iter_rows():
+                name = f"round_{rnd}.md" if i == 0 else f"round_{stage.name}_{rnd}.md"
+                path = config.paths.exports / name
+                exports.write_text(path, round_post(con, config, stage, rnd, boards, labels))
+                written.append(path)
+        if gateway.query(con, "queries/audit_has_run").item():
+            written.append(write_findings(config.paths.exports / "audit_findings.csv", audit.read_findings(con)))
+        written += write_cap_charts(config, con)
+        rows, notes = (
+            pairing.next_knockout_pairings(config, con)
+            if config.kind == "team"
+            else pairing.next_acwc_pairings(config, con)
+        )
+        for note in notes:
+            log.warning("knockout: %s", note)
+        path = config.paths.exports / "next_pairings.csv"
+        if rows:  # a fragment of pairings.csv for the TD to check, publish and append as it is
+            columns, proposed = pairing.proposal_rows(con, config, rows)
+            exports.write_csv(path, columns, proposed)
+            written.append(path)
+        else:
+            path.unlink(missing_ok=True)
+        if "placings" in set(gateway.query(con, "queries/user_views")["view_name"]):  # not in a snapshot from before it
+            path = config.paths.exports / "placings.csv"
+            exports.write_csv(path, PLACINGS_COLUMNS, gateway.query(con, "queries/placings").iter_rows())
+            written.append(path)
+    finally:
+        con.close()
+    return written
+
+
+def write_cap_charts(config: Config, con: Any) -> list[Path]:
+    """TEAM-CAP-1..5: one chart per last-board player, ``<exports>/charts/cap_<user_id>.png``: the
+    rating since cap_since against the cap, crossings marked (counted or not) with their RD; the
+    cap findings link it. Nothing before the first audit run (its parameters pick the players)."""
+    from pipeline.report import charts
+
+    players = gateway.query(con, "queries/cap_chart_players").to_dicts()
+    if not players:
+        return []
+    events: dict[str, list[dict[str, Any]]] = {}
+    for e in gateway.query(con, "queries/cap_chart_points").iter_rows(named=True):
+        events.setdefault(e["user_id"], []).append(e)
+    written = []
+    for p in players:
+        evs = events.get(p["user_id"], [])
+        since = p["cap_since"].astimezone(dt.UTC).date()
+        path = charts.write_cap_chart(
+            config.paths.exports / "charts" / f"cap_{p['user_id']}.png",
+            p["username"],
+            p["cap"],
+            [(e["rated_at"], e["rating"]) for e in evs],
+            [(e["rated_at"], e["rating"], e["rd_est"], e["crossing"] == "counted") for e in evs if e["crossing"]],
+            since,
+        )
+        written.append(path)
+    return written

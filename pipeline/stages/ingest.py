@@ -1,0 +1,159 @@
+"""The ingest stage: fetch the players' games and rating histories from Lichess into the raw tables.
+
+:func:`ingest_stage` does it in one go (``antichess-td ingest``); the nightly flow runs
+:func:`ingest_batch` per batch of players (:func:`player_batches`, each retried alone) and then
+:func:`ingest_watched` once, for the casual games of open round windows. :func:`lichess_base_url`
+starts the replay server only when the config sets ``lichess.replay_data`` (its module is imported
+there, so the production path never loads it otherwise).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from pipeline.domain import linking
+from pipeline.lichess import client
+from pipeline.lichess.ingest import IngestReport, Progress, WatchedBoard, ingest, search_watched
+from pipeline.model import Config
+from pipeline.stages import context
+from pipeline.store import gateway
+
+log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def lichess_base_url(config: Config, now: dt.datetime | None = None) -> Iterator[str]:
+    """The configured Lichess server, or a replay server started in-process for ``replay_data``
+    (local recorded data: it serves rating histories without a token)."""
+    if config.lichess.replay_data is None:
+        yield config.lichess.base_url
+        return
+    from pipeline.sim import replay  # only here: the production path never loads the simulator
+
+    with replay.running(
+        config.lichess.replay_data,
+        now=now,
+        options=replay.ReplayOptions(games_per_s=config.lichess.replay_games_per_s, history_needs_token=False),
+    ) as server:
+        log.info("replay server for %s on %s", config.lichess.replay_data, server.base_url)
+        yield server.base_url
+
+
+def token_from_env(config: Config) -> str | None:
+    """The Lichess token, from the environment variable the config names (never from a file)."""
+    return os.environ.get(config.lichess.token_env) or None
+
+
+def watched_boards(config: Config, inputs: context.Inputs) -> list[WatchedBoard]:
+    """Every board of every pairing with its window widened by the stage's margin: casual games
+    between its players are looked for while the window is open (ingest's vs requests)."""
+    out = []
+    for stage in config.stages:
+        pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
+        margin = dt.timedelta(days=stage.window_margin_days)
+        for bp in linking.board_pairings(pairings, inputs.roster, config.boards, context.lineup(config, inputs)):
+            out.append(WatchedBoard(bp.player_a, bp.player_b, bp.window_start - margin, bp.window_end + margin))
+    return out
+
+
+def _lichess_client(config: Config, base_url: str, sleep: Callable[[float], None], warn: bool = True) -> Any:
+    token = token_from_env(config)
+    if warn and token is None and config.lichess.replay_data is None:
+        log.warning(
+            "no Lichess token in $%s: Lichess answers rating-history requests without one with [] "
+            "(set the variable to a personal token; no scope is needed)",
+            config.lichess.token_env,
+        )
+    li = config.lichess
+    policy = client.RetryPolicy(
+        rate_limit_wait_s=li.rate_limit_wait_s, backoff_s=li.backoff_s, max_retries=li.max_retries
+    )
+    return client.make_client(base_url, token, li.timeout_s, policy, sleep=sleep)
+
+
+def ingest_stage(
+    config: Config,
+    inputs: context.Inputs,
+    base_url: str,
+    now: dt.datetime,
+    progress: Progress | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> IngestReport:
+    lichess_client = _lichess_client(config, base_url, sleep)
+    li = config.lichess
+    con = gateway.connect(config.paths.database)
+    try:
+        return ingest(
+            con,
+            lichess_client,
+            inputs.player_ids(),
+            li.history_since,
+            now,
+            watch=watched_boards(config, inputs),
+            concurrency=li.concurrency,
+            progress=progress,
+        )
+    finally:
+        con.close()
+
+
+INGEST_BATCH = 300  # players per batch: one POST /api/users request (it takes at most 300 ids)
+
+
+def player_batches(inputs: context.Inputs, size: int = INGEST_BATCH) -> list[tuple[str, ...]]:
+    """The players in batches for the flow's ingest tasks (a batch is retried alone)."""
+    ids = inputs.player_ids()
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
+def ingest_batch(
+    config: Config,
+    inputs: context.Inputs,
+    base_url: str,
+    now: dt.datetime,
+    players: tuple[str, ...],
+    progress: Progress | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> IngestReport:
+    """:func:`ingest_stage` for one batch of players, without the casual-game searches
+    (:func:`ingest_watched` does them once every batch is in)."""
+    lichess_client = _lichess_client(config, base_url, sleep)
+    li = config.lichess
+    con = gateway.connect(config.paths.database)
+    try:
+        return ingest(
+            con,
+            lichess_client,
+            players,
+            li.history_since,
+            now,
+            concurrency=li.concurrency,
+            progress=progress,
+            registered=inputs.player_ids(),
+        )
+    finally:
+        con.close()
+
+
+def ingest_watched(
+    config: Config,
+    inputs: context.Inputs,
+    base_url: str,
+    now: dt.datetime,
+    batches: list[IngestReport],
+    sleep: Callable[[float], None] = time.sleep,
+) -> IngestReport:
+    """The ``vs`` searches for casual games of open round windows, after the batches."""
+    lichess_client = _lichess_client(config, base_url, sleep, warn=False)
+    statuses = {uid: p.games for b in batches for uid, p in b.players.items()}
+    con = gateway.connect(config.paths.database)
+    try:
+        return search_watched(con, lichess_client, statuses, watched_boards(config, inputs), inputs.player_ids(), now)
+    finally:
+        con.close()
