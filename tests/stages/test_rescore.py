@@ -17,7 +17,7 @@ import pytest
 
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
-from pipeline.sim.season import TEAM_START, build_season
+from pipeline.sim.season import TEAM_START
 from pipeline.stages import steps as run
 
 SCORED = ("scored_match_games", "scored_board_results", "scored_team_matches", "scored_standings")
@@ -29,10 +29,9 @@ def night(rnd: int) -> dt.datetime:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("rescore") / "demo"
-    build_season(out, seed=11, teams=12, games=(30, 60), acwc_players=16)
-    return out
+def demo(small_demo_source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the small demo (seed 11, 12 teams; conftest builds it once per run)."""
+    return shutil.copytree(small_demo_source, tmp_path_factory.mktemp("rescore") / "demo")
 
 
 def config(demo: Path, db: Path, **paths: Path) -> Config:
