@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,27 +39,67 @@ DATA = Path(__file__).resolve().parent / "data"
 SKELETON = DATA / "skeleton"
 
 
-# The order in which pytest-xdist hands out work (pyproject runs `-n auto --dist loadgroup
-# --no-loadscope-reorder`): the costliest groups first, so no worker is left alone with a long one at
-# the end. A group is a test module (its module fixtures are built once, on one worker), except
-# that every test reading the default demo is in one group "default-demo" (built once, on one
-# worker, while the other worker runs everything else).
-FIRST = ("default-demo",)
+# How pytest-xdist shares out the work (pyproject: `-n auto --dist loadscope --no-loadscope-reorder`).
+# A unit of work is a test module (its module fixtures are built once, on one worker), except that
+# the tests reading the default demo (the `default_demo` and `audited` session fixtures) are one
+# unit, "default-demo": one worker builds and audits the demo and runs them while the other
+# worker runs everything else, instead of both waiting on the demo's lock. That unit is handed
+# out first (its tests are moved to the front), so no worker is left alone with it at the end.
+# The scheduler sees only test ids, so the readers are listed here; collection warns when the
+# list and the fixtures disagree (a missing entry costs time, not correctness).
+DEMO_READERS = frozenset(
+    {
+        "tests/domain/test_placings.py::test_the_demo_placings_follow_its_bracket",
+        "tests/domain/test_rd.py::test_team_cap_5_error_bounds_on_the_default_demo",
+        "tests/domain/test_rd.py::test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table",
+        "tests/domain/test_rd.py::test_nightly_estimates_resume_and_equal_one_run_over_all_games",
+        "tests/sim/test_season.py::test_default_size_meets_the_floor",
+        "tests/stages/test_audits_demo.py::test_every_planted_audit_violation_is_found",
+        "tests/stages/test_audits_demo.py::test_every_error_is_planted_and_no_trap_is_one",
+        "tests/stages/test_audits_demo.py::test_acwc_seeds_follow_acwc_seed_1",
+        "tests/stages/test_audits_demo.py::test_each_audit_file_runs_verbatim_on_the_published_file",
+        "tests/stages/test_audits_demo.py::test_the_duckdb_cli_runs_each_audit_file_on_the_published_snapshot",
+        "tests/stages/test_knockout.py::test_team_fmt_1_the_demo_twelve_teams_need_no_rounds_in_the_config",
+        "tests/test_docs.py::test_sql_example_returns_rows_on_the_demo",
+    }
+)
 
 
-@pytest.hookimpl(tryfirst=True)
+def _unit(nodeid: str) -> str:
+    """The unit of work of a test id: "default-demo" for DEMO_READERS, else its module."""
+    test = nodeid.split("[", 1)[0]
+    return "default-demo" if test in DEMO_READERS else nodeid.split("::", 1)[0]
+
+
+def _reads_default_demo(item: pytest.Item) -> bool:
+    fixtures = getattr(item, "_fixtureinfo", None)
+    defs = fixtures.name2fixturedefs if fixtures else {}
+    return any(defs.get(name) and defs[name][-1].func.__module__ == __name__ for name in ("default_demo", "audited"))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    groups = {}
     for item in items:
-        fixtures = getattr(item, "_fixtureinfo", None)
-        defs = fixtures.name2fixturedefs if fixtures else {}
-        shared = any(
-            defs.get(name) and defs[name][-1].func.__module__ == __name__ for name in ("default_demo", "audited")
-        )
-        groups[item.nodeid] = "default-demo" if shared else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
-    rank = {g: i for i, g in enumerate(FIRST)}
-    items.sort(key=lambda item: rank.get(groups[item.nodeid], len(rank)))
+        if _reads_default_demo(item) != (_unit(item.nodeid) == "default-demo"):
+            warnings.warn(
+                f"{item.nodeid.split('[', 1)[0]}: {'reads' if _reads_default_demo(item) else 'does not read'} "
+                "the default demo: update DEMO_READERS in tests/conftest.py (xdist runs the readers on one worker)",
+                stacklevel=1,
+            )
+    items.sort(key=lambda item: _unit(item.nodeid) != "default-demo")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadscope with the units of `_unit` (pytest-xdist's loadgroup would do it from marks,
+    but it cannot rename test ids under pytest 9)."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class DemoAwareScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid)
+
+    return DemoAwareScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -150,3 +191,29 @@ def small_demo_source(tmp_path_factory: pytest.TempPathFactory, worker_id: str) 
     registration, 16 ACWC players), built once per run (once across workers). Read-only: a test
     that scores it or edits its files works on a copy (`copy_demo`)."""
     return Path(_built_once(tmp_path_factory, worker_id, "small-demo", _small_demo))
+
+
+TEN_TEAM_DEMO = ("--teams", "10", "--history-games", "30-60", "--acwc-players", "16", "--seed", "5")
+
+
+def _ten_team_demo(folder: Path) -> Path:
+    import subprocess
+    import sys
+
+    out = folder / "demo"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pipeline", "demo", "--out", str(out), *TEN_TEAM_DEMO],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out
+
+
+@pytest.fixture(scope="session")
+def ten_team_demo_source(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """A 10-team demo (seed 5, 30-60 rated games per player before registration, 16 ACWC players)
+    written by the real `antichess-td demo` process (its options parsed as a TD types them), once
+    per run (once across workers). Read-only: a test that runs it works on a copy."""
+    return Path(_built_once(tmp_path_factory, worker_id, "ten-team-demo", _ten_team_demo))
