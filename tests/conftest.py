@@ -128,15 +128,13 @@ def skeleton_server() -> Iterator[replay.ReplayServer]:
         yield server
 
 
-def _built_once(
-    tmp_path_factory: pytest.TempPathFactory, worker_id: str, name: str, build: Callable[[Path], object]
-) -> Any:
+def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Any:
     """`build(folder)`'s result (JSON: paths as strings), computed once per pytest run even under
     pytest-xdist: the first worker to ask builds it in a folder of the run's shared base temp
     directory, holding a file lock while it builds; the others wait on the lock and read the result
     it wrote (the recipe pytest-xdist documents for session fixtures). Without xdist it is built in
     this session's temp directory."""
-    if worker_id == "master":
+    if "PYTEST_XDIST_WORKER" not in os.environ:
         return json.loads(json.dumps(build(tmp_path_factory.mktemp(name)), default=str))
     root = tmp_path_factory.getbasetemp().parent  # the run's folder, shared by its workers
     done = root / f"{name}.json"
@@ -156,22 +154,22 @@ def _default_demo(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def default_demo(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+def default_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The default demo (seed 2026, the one the README measures), built once per run (~100 s of
     CPU; once across pytest-xdist workers) and shared: tests only read it (the `audited` fixture
     writes its out/ folders, once)."""
-    return Path(_built_once(tmp_path_factory, worker_id, "default-demo", _default_demo))
+    return Path(_built_once(tmp_path_factory, "default-demo", _default_demo))
 
 
 @pytest.fixture(scope="session")
-def audited(default_demo: Path, tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[str, Path]:
+def audited(default_demo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Both events of the default demo ingested (from the in-process replay server), scored and
     audited as of 2026-11-29 in one recorded run each, once per pytest run (once across workers);
     returns their published databases by name (team, acwc). The audit tests and the docs' SQL
     examples read them."""
     from demo_audit import audit_demo
 
-    dbs = _built_once(tmp_path_factory, worker_id, "default-demo-audited", lambda _: audit_demo(default_demo))
+    dbs = _built_once(tmp_path_factory, "default-demo-audited", lambda _: audit_demo(default_demo))
     return {name: Path(db) for name, db in dbs.items()}
 
 
@@ -186,11 +184,11 @@ SMALL_DEMO: dict[str, Any] = {"seed": 11, "teams": 12, "games": (30, 60), "acwc_
 
 
 @pytest.fixture(scope="session")
-def small_demo_source(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+def small_demo_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small demo (SMALL_DEMO: seed 11, 12 teams, 30-60 rated games per player before
     registration, 16 ACWC players), built once per run (once across workers). Read-only: a test
     that scores it or edits its files works on a copy (`copy_demo`)."""
-    return Path(_built_once(tmp_path_factory, worker_id, "small-demo", _small_demo))
+    return Path(_built_once(tmp_path_factory, "small-demo", _small_demo))
 
 
 TEN_TEAM_DEMO = ("--teams", "10", "--history-games", "30-60", "--acwc-players", "16", "--seed", "5")
@@ -212,8 +210,8 @@ def _ten_team_demo(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def ten_team_demo_source(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+def ten_team_demo_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 10-team demo (seed 5, 30-60 rated games per player before registration, 16 ACWC players)
     written by the real `antichess-td demo` process (its options parsed as a TD types them), once
     per run (once across workers). Read-only: a test that runs it works on a copy."""
-    return Path(_built_once(tmp_path_factory, worker_id, "ten-team-demo", _ten_team_demo))
+    return Path(_built_once(tmp_path_factory, "ten-team-demo", _ten_team_demo))
