@@ -3,6 +3,13 @@
 Prefect reads its settings when first imported, so its environment is set here, before any
 test module imports it: a temporary PREFECT_HOME per pytest run (no cache records survive into
 the next run), telemetry off, a generous ephemeral-server start-up timeout for two busy cores.
+
+The suite runs on every core (pyproject's addopts: `-n auto`, pytest-xdist). What costs most is
+built once per run and shared read-only: the default demo and its audit (`default_demo`,
+`audited`), a small demo (`small_demo_source`) and a 10-team demo (`ten_team_demo_source`), each
+under a file lock in the run's shared temp folder so that two workers never build the same one.
+A test that writes into a shared demo works on its own copy. Each worker starts one Prefect test
+server (`prefect_api_url`).
 """
 
 from __future__ import annotations
