@@ -3,15 +3,25 @@
 Prefect reads its settings when first imported, so its environment is set here, before any
 test module imports it: a temporary PREFECT_HOME per pytest run (no cache records survive into
 the next run), telemetry off, a generous ephemeral-server start-up timeout for two busy cores.
+
+The suite runs on every core (pyproject's addopts: `-n auto`, pytest-xdist). What costs most is
+built once per run and shared read-only: the default demo and its audit (`default_demo`,
+`audited`), a small demo (`small_demo_source`) and a 10-team demo (`ten_team_demo_source`), each
+under a file lock in the run's shared temp folder so that two workers never build the same one.
+A test that writes into a shared demo works on its own copy. Each worker starts one Prefect test
+server (`prefect_api_url`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 os.environ.update(
     {
@@ -28,11 +38,75 @@ os.environ.update(
 os.environ.pop("PREFECT_API_URL", None)
 
 import pytest  # noqa: E402
+from filelock import FileLock  # noqa: E402
 
 from pipeline.sim import replay  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 SKELETON = DATA / "skeleton"
+
+
+# How pytest-xdist shares out the work (pyproject: `-n auto --dist loadscope --no-loadscope-reorder`).
+# A unit of work is a test module (its module fixtures are built once, on one worker), except that
+# the tests reading the default demo (the `default_demo` and `audited` session fixtures) are one
+# unit, "default-demo": one worker builds and audits the demo and runs them while the other
+# worker runs everything else, instead of both waiting on the demo's lock. That unit is handed
+# out first (its tests are moved to the front), so no worker is left alone with it at the end.
+# The scheduler sees only test ids, so the readers are listed here; collection warns when the
+# list and the fixtures disagree (a missing entry costs time, not correctness).
+DEMO_READERS = frozenset(
+    {
+        "tests/domain/test_placings.py::test_the_demo_placings_follow_its_bracket",
+        "tests/domain/test_rd.py::test_team_cap_5_error_bounds_on_the_default_demo",
+        "tests/domain/test_rd.py::test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table",
+        "tests/domain/test_rd.py::test_nightly_estimates_resume_and_equal_one_run_over_all_games",
+        "tests/sim/test_season.py::test_default_size_meets_the_floor",
+        "tests/stages/test_audits_demo.py::test_every_planted_audit_violation_is_found",
+        "tests/stages/test_audits_demo.py::test_every_error_is_planted_and_no_trap_is_one",
+        "tests/stages/test_audits_demo.py::test_acwc_seeds_follow_acwc_seed_1",
+        "tests/stages/test_audits_demo.py::test_each_audit_file_runs_verbatim_on_the_published_file",
+        "tests/stages/test_audits_demo.py::test_the_duckdb_cli_runs_each_audit_file_on_the_published_snapshot",
+        "tests/stages/test_knockout.py::test_team_fmt_1_the_demo_twelve_teams_need_no_rounds_in_the_config",
+        "tests/test_docs.py::test_sql_example_returns_rows_on_the_demo",
+    }
+)
+
+
+def _unit(nodeid: str) -> str:
+    """The unit of work of a test id: "default-demo" for DEMO_READERS, else its module."""
+    test = nodeid.split("[", 1)[0]
+    return "default-demo" if test in DEMO_READERS else nodeid.split("::", 1)[0]
+
+
+def _reads_default_demo(item: pytest.Item) -> bool:
+    fixtures = getattr(item, "_fixtureinfo", None)
+    defs = fixtures.name2fixturedefs if fixtures else {}
+    return any(defs.get(name) and defs[name][-1].func.__module__ == __name__ for name in ("default_demo", "audited"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _reads_default_demo(item) != (_unit(item.nodeid) == "default-demo"):
+            warnings.warn(
+                f"{item.nodeid.split('[', 1)[0]}: {'reads' if _reads_default_demo(item) else 'does not read'} "
+                "the default demo: update DEMO_READERS in tests/conftest.py (xdist runs the readers on one worker)",
+                stacklevel=1,
+            )
+    items.sort(key=lambda item: _unit(item.nodeid) != "default-demo")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadscope with the units of `_unit` (pytest-xdist's loadgroup would do it from marks,
+    but it cannot rename test ids under pytest 9)."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class DemoAwareScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _unit(nodeid)
+
+    return DemoAwareScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -61,22 +135,90 @@ def skeleton_server() -> Iterator[replay.ReplayServer]:
         yield server
 
 
-@pytest.fixture(scope="session")
-def default_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The default demo (seed 2026, the one the README measures), built once per run (~50 s) and
-    shared: tests that score or audit it write only under its out/ folders."""
+def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]) -> Any:
+    """`build(folder)`'s result (JSON: paths as strings), computed once per pytest run even under
+    pytest-xdist: the first worker to ask builds it in a folder of the run's shared base temp
+    directory, holding a file lock while it builds; the others wait on the lock and read the result
+    it wrote (the recipe pytest-xdist documents for session fixtures). Without xdist it is built in
+    this session's temp directory."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return json.loads(json.dumps(build(tmp_path_factory.mktemp(name)), default=str))
+    root = tmp_path_factory.getbasetemp().parent  # the run's folder, shared by its workers
+    done = root / f"{name}.json"
+    with FileLock(str(root / f"{name}.lock")):
+        if not done.is_file():
+            folder = root / name
+            folder.mkdir()
+            done.write_text(json.dumps(build(folder), default=str), encoding="utf-8")
+        return json.loads(done.read_text(encoding="utf-8"))
+
+
+def _default_demo(folder: Path) -> Path:
     from pipeline.sim.season import build_season
 
-    out = tmp_path_factory.mktemp("default-demo") / "demo"
-    build_season(out)
+    build_season(folder / "demo")
+    return folder / "demo"
+
+
+@pytest.fixture(scope="session")
+def default_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default demo (seed 2026, the one the README measures), built once per run (~100 s of
+    CPU; once across pytest-xdist workers) and shared: tests only read it (the `audited` fixture
+    writes its out/ folders, once)."""
+    return Path(_built_once(tmp_path_factory, "default-demo", _default_demo))
+
+
+@pytest.fixture(scope="session")
+def audited(default_demo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Both events of the default demo ingested (from the in-process replay server), scored and
+    audited as of 2026-11-29 in one recorded run each, once per pytest run (once across workers);
+    returns their published databases by name (team, acwc). The audit tests and the docs' SQL
+    examples read them."""
+    from demo_audit import audit_demo
+
+    dbs = _built_once(tmp_path_factory, "default-demo-audited", lambda _: audit_demo(default_demo))
+    return {name: Path(db) for name, db in dbs.items()}
+
+
+def _small_demo(folder: Path) -> Path:
+    from pipeline.sim.season import build_season
+
+    build_season(folder / "demo", **SMALL_DEMO)
+    return folder / "demo"
+
+
+SMALL_DEMO: dict[str, Any] = {"seed": 11, "teams": 12, "games": (30, 60), "acwc_players": 16}
+
+
+@pytest.fixture(scope="session")
+def small_demo_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small demo (SMALL_DEMO: seed 11, 12 teams, 30-60 rated games per player before
+    registration, 16 ACWC players), built once per run (once across workers). Read-only: a test
+    that scores it or edits its files works on a copy (`copy_demo`)."""
+    return Path(_built_once(tmp_path_factory, "small-demo", _small_demo))
+
+
+TEN_TEAM_DEMO = ("--teams", "10", "--history-games", "30-60", "--acwc-players", "16", "--seed", "5")
+
+
+def _ten_team_demo(folder: Path) -> Path:
+    import subprocess
+    import sys
+
+    out = folder / "demo"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pipeline", "demo", "--out", str(out), *TEN_TEAM_DEMO],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
     return out
 
 
 @pytest.fixture(scope="session")
-def audited(default_demo: Path) -> dict[str, Path]:
-    """Both events of the default demo ingested (from the in-process replay server), scored and
-    audited as of 2026-11-29 in one recorded run each, once per pytest run; returns their published
-    databases by name (team, acwc). The audit tests and the docs' SQL examples read them."""
-    from demo_audit import audit_demo
-
-    return audit_demo(default_demo)
+def ten_team_demo_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 10-team demo (seed 5, 30-60 rated games per player before registration, 16 ACWC players)
+    written by the real `antichess-td demo` process (its options parsed as a TD types them), once
+    per run (once across workers). Read-only: a test that runs it works on a copy."""
+    return Path(_built_once(tmp_path_factory, "ten-team-demo", _ten_team_demo))

@@ -297,29 +297,16 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 @pytest.mark.slow
 @pytest.mark.prefect
-def test_ten_teams_from_init_run_to_the_semifinal_proposal(tmp_path: Path, prefect_api_url: str) -> None:
+def test_ten_teams_from_init_run_to_the_semifinal_proposal(
+    tmp_path: Path, prefect_api_url: str, ten_team_demo_source: Path
+) -> None:
     """A 10-team tournament set up from `antichess-td init` with only the
     docs at hand runs to its knockout proposal. The Lichess data is a 10-team demo's; the TD copies
     its registrations, Swiss pairings and Swiss rulings into the new folder, sets only what the
     file says to set (names, dates) and the replay keys docs/config.md describes, checks, and runs
     `nightly` the night after the Swiss. TEAM-FMT-1: 10 teams → 4 qualify, so the proposal is the
     semifinals, 1 v 4 and 2 v 3 of the Swiss table, in pairings.csv's own columns with windows."""
-    demo = tmp_path / "demo"
-    proc = cli(
-        "demo",
-        "--out",
-        str(demo),
-        "--teams",
-        "10",
-        "--history-games",
-        "30-60",
-        "--acwc-players",
-        "16",
-        "--seed",
-        "5",
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    demo = ten_team_demo_source  # `antichess-td demo --teams 10 ... --seed 5` (conftest; only read here)
     demo_cfg = tomllib.loads((demo / "tournament.toml").read_text(encoding="utf-8"))
 
     folder = tmp_path / "ten"

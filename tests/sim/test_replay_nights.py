@@ -6,13 +6,13 @@ thing as starting afresh."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from pipeline.inputs.config import load_config
-from pipeline.sim.season import build_season
 
 # The small demo's Swiss starts Tuesday 2026-09-01; a round's window is a week (TEAM-FMT-3).
 NIGHTS = (
@@ -31,9 +31,9 @@ TABLES = {
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("replay") / "demo"
-    build_season(out, seed=5, teams=10, games=(30, 60), acwc_players=16)
+def demo(ten_team_demo_source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the 10-team demo (seed 5; conftest has `antichess-td demo` write it once per run)."""
+    out = shutil.copytree(ten_team_demo_source, tmp_path_factory.mktemp("replay") / "demo")
     return out / "tournament.toml"
 
 

@@ -6,22 +6,22 @@ winning_points (TEAM-SCORE-3, ACWC-Q-2); the planted knockout tie is decided by 
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from pipeline.inputs.config import load_config
-from pipeline.sim.season import build_season
 from pipeline.stages import context, export, ingest, score
 
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 
 
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    out = tmp_path_factory.mktemp("demo") / "demo"
-    build_season(out, seed=11, teams=12, games=(30, 60), acwc_players=16)
+def scored(small_demo_source: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A copy of the small demo (seed 11, 12 teams; conftest builds it once per run), scored."""
+    out = shutil.copytree(small_demo_source, tmp_path_factory.mktemp("demo") / "demo")
     dbs = {}
     for name, cfg_path in (("team", out / "tournament.toml"), ("acwc", out / "acwc" / "tournament.toml")):
         cfg = load_config(cfg_path)
@@ -92,15 +92,13 @@ def test_knockout_tie_and_armageddon(scored: dict[str, Path]) -> None:
     )
 
 
-def test_the_demo_knockout_follows_from_its_swiss_standings(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_the_demo_knockout_follows_from_its_swiss_standings(small_demo_source: Path, tmp_path: Path) -> None:
     """TEAM-FMT-1: with the knockout and final pairings removed, the pipeline proposes exactly the
     knockout round 1 the demo played (1 v 4, 2 v 3 of its Swiss standings); with only the final
     removed, the final and bronze match of its semifinal winners and losers."""
     import csv
-    import shutil
 
-    out = tmp_path_factory.mktemp("bracket") / "demo"
-    build_season(out, seed=11, teams=12, games=(30, 60), acwc_players=16)
+    out = shutil.copytree(small_demo_source, tmp_path / "demo")
     pairings = (out / "pairings.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     overrides = (out / "overrides.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     cfg = load_config(out / "tournament.toml")

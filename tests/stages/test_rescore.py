@@ -19,7 +19,7 @@ from skeleton_kit import AFTER_ROUND_2, copy_skeleton
 from pipeline.domain import scoring
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
-from pipeline.sim.season import TEAM_START, build_season
+from pipeline.sim.season import TEAM_START
 from pipeline.stages import context, score
 from pipeline.stages.ingest import ingest_stage, lichess_base_url
 
@@ -32,10 +32,9 @@ def night(rnd: int) -> dt.datetime:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("rescore") / "demo"
-    build_season(out, seed=11, teams=12, games=(30, 60), acwc_players=16)
-    return out
+def demo(small_demo_source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the small demo (seed 11, 12 teams; conftest builds it once per run)."""
+    return shutil.copytree(small_demo_source, tmp_path_factory.mktemp("rescore") / "demo")
 
 
 def config(demo: Path, db: Path, **paths: Path) -> Config:
