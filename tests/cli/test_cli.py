@@ -38,11 +38,17 @@ def quick_start() -> list[str]:
 
 
 def test_quick_start_is_two_commands_and_ci_runs_both() -> None:
+    """.ci/run reads the two commands out of the README (grep -m1 -E PATTERN README.md) and evals
+    them: each pattern's first match in the README must be exactly its quick-start command."""
     commands = quick_start()
     assert len(commands) == 2
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    for command in commands:
-        assert command in ci.splitlines()
+    patterns = re.findall(r"(\w+)=\$\(grep -m1 -E '([^']+)' README\.md\)", ci)
+    assert [name for name, _ in patterns] == ["quick_demo", "quick_test"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    for command, (name, pattern) in zip(commands, patterns, strict=True):
+        assert next(line for line in readme if re.search(pattern, line)) == command
+        assert f'eval "${name}"' in ci
 
 
 def test_config_errors_exit_2_with_file_and_key(tmp_path: Path) -> None:
