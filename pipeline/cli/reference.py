@@ -15,9 +15,10 @@ from typing import Any
 import typer
 from typer.main import get_command
 
+from pipeline import docgen
 from pipeline.cli.app import app
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+DOC_IN_CHECKOUT = Path("docs") / "cli.md"
 PROG = "antichess-td"
 
 HEADER = f"""# CLI reference: `{PROG}`
@@ -75,16 +76,7 @@ def render() -> str:
 def main(argv: list[str] | None = None) -> int:
     """Write docs/cli.md; with ``--check``, return 1 (and write nothing) if it differs."""
     args = sys.argv[1:] if argv is None else argv
-    text = render()
-    if "--check" in args:
-        current = DOC.read_text(encoding="utf-8") if DOC.is_file() else ""
-        if current != text:
-            sys.stderr.write(f"{DOC} is out of date: run python -m pipeline.cli.reference\n")
-            return 1
-        return 0
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(text, encoding="utf-8")
-    return 0
+    return docgen.write_or_check(DOC_IN_CHECKOUT, "pipeline.cli.reference", lambda _: render(), args)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline import resources
+from pipeline import docgen
 from pipeline.inputs import config
 
 DOC_IN_CHECKOUT = Path("docs") / "config.md"
@@ -196,24 +196,7 @@ def render() -> str:
 def main(argv: list[str] | None = None) -> int:
     """Write docs/config.md; with ``--check``, return 1 (and write nothing) if it differs."""
     args = sys.argv[1:] if argv is None else argv
-    root = resources.checkout_root()
-    if root is None:
-        sys.stderr.write(
-            f"{DOC_IN_CHECKOUT} is written in a source checkout of antichess-td; pipeline is imported from "
-            f"{resources.package_dir()}, an installed package: run this from a clone of the repository\n"
-        )
-        return 2
-    doc = root / DOC_IN_CHECKOUT
-    text = render()
-    if "--check" in args:
-        current = doc.read_text(encoding="utf-8") if doc.is_file() else ""
-        if current != text:
-            sys.stderr.write(f"{doc} is out of date: run python -m pipeline.inputs.config_reference\n")
-            return 1
-        return 0
-    doc.parent.mkdir(parents=True, exist_ok=True)
-    doc.write_text(text, encoding="utf-8")
-    return 0
+    return docgen.write_or_check(DOC_IN_CHECKOUT, "pipeline.inputs.config_reference", lambda _: render(), args)
 
 
 if __name__ == "__main__":
