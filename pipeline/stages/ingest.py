@@ -77,6 +77,37 @@ def _lichess_client(config: Config, base_url: str, sleep: Callable[[float], None
     return client.make_client(base_url, token, li.timeout_s, policy, sleep=sleep)
 
 
+def _ingest_players(
+    config: Config,
+    base_url: str,
+    now: dt.datetime,
+    players: tuple[str, ...],
+    sleep: Callable[[float], None],
+    *,
+    watch: list[WatchedBoard] | tuple[()] = (),
+    progress: Progress | None = None,
+    registered: tuple[str, ...] | None = None,
+) -> IngestReport:
+    """One ingest of `players` into the configured database, with the configured client and limits."""
+    lichess_client = _lichess_client(config, base_url, sleep)
+    li = config.lichess
+    con = gateway.connect(config.paths.database)
+    try:
+        return ingest(
+            con,
+            lichess_client,
+            players,
+            li.history_since,
+            now,
+            watch=watch,
+            concurrency=li.concurrency,
+            progress=progress,
+            registered=registered,
+        )
+    finally:
+        con.close()
+
+
 def ingest_stage(
     config: Config,
     inputs: context.Inputs,
@@ -85,22 +116,8 @@ def ingest_stage(
     progress: Progress | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> IngestReport:
-    lichess_client = _lichess_client(config, base_url, sleep)
-    li = config.lichess
-    con = gateway.connect(config.paths.database)
-    try:
-        return ingest(
-            con,
-            lichess_client,
-            inputs.player_ids(),
-            li.history_since,
-            now,
-            watch=watched_boards(config, inputs),
-            concurrency=li.concurrency,
-            progress=progress,
-        )
-    finally:
-        con.close()
+    watch = watched_boards(config, inputs)
+    return _ingest_players(config, base_url, now, inputs.player_ids(), sleep, watch=watch, progress=progress)
 
 
 INGEST_BATCH = 300  # players per batch: one POST /api/users request (it takes at most 300 ids)
@@ -123,22 +140,8 @@ def ingest_batch(
 ) -> IngestReport:
     """:func:`ingest_stage` for one batch of players, without the casual-game searches
     (:func:`ingest_watched` does them once every batch is in)."""
-    lichess_client = _lichess_client(config, base_url, sleep)
-    li = config.lichess
-    con = gateway.connect(config.paths.database)
-    try:
-        return ingest(
-            con,
-            lichess_client,
-            players,
-            li.history_since,
-            now,
-            concurrency=li.concurrency,
-            progress=progress,
-            registered=inputs.player_ids(),
-        )
-    finally:
-        con.close()
+    registered = inputs.player_ids()
+    return _ingest_players(config, base_url, now, players, sleep, progress=progress, registered=registered)
 
 
 def ingest_watched(
