@@ -330,7 +330,7 @@ def tournament(tmp_path: Path) -> Path:
     return folder
 
 
-def test_the_corpus_covers_the_issue_list() -> None:
+def test_the_corpus_covers_every_kind_of_bad_input() -> None:
     """At least 20 cases, over every TD input file and the config."""
     assert len(CASES) >= 20 and len({c.name for c in CASES}) == len(CASES)
     assert {c.file for c in CASES} >= {"teams.csv", "pairings.csv", "tournament.toml", "overrides.csv"}

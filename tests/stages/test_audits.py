@@ -1528,7 +1528,7 @@ def test_team_audits_find_nothing_in_an_individual_event_and_back(tmp_path: Path
         assert rules and all(r.startswith(prefix) for r in rules), (kind, rules)
 
 
-def test_every_audit_has_the_contract_columns(tmp_path: Path) -> None:
+def test_every_audit_has_the_audit_findings_columns(tmp_path: Path) -> None:
     """The audit_findings columns (docs/data-model.md): rule_id, severity, subject, team, detail,
     evidence_url, all text."""
     import duckdb
@@ -1545,7 +1545,7 @@ def test_every_audit_has_the_contract_columns(tmp_path: Path) -> None:
     assert severities <= {"error", "warning", "info"}
 
 
-ISSUE_RULES = (
+AUDITED_RULES = (
     [f"TEAM-ELIG-{i}" for i in range(1, 9)]
     + [f"TEAM-COMP-{i}" for i in range(1, 9)]
     + [f"TEAM-CAP-{i}" for i in range(1, 7)]
@@ -1568,14 +1568,14 @@ def header_rules(path: Path) -> list[str]:
     return m.group(1).split(", ")
 
 
-def test_every_audit_file_names_its_rules_and_every_issue_rule_has_a_file() -> None:
+def test_every_audit_file_names_its_rules_and_every_audited_rule_has_a_file() -> None:
     """Header: 'Audit <name>. Rules: ...', an invariant and a grain; together they cover every audited rule
-    (ISSUE_RULES: eligibility, composition, the board-4 cap, conduct, ACWC eligibility and seeding)."""
+    (AUDITED_RULES: eligibility, composition, the board-4 cap, conduct, ACWC eligibility and seeding)."""
     covered = set()
     for f in gateway.audit_files():
         assert f.read_text(encoding="utf-8").startswith(f"-- Audit {f.stem}. Rules: "), f.name
         covered |= set(header_rules(f))
-    assert [r for r in ISSUE_RULES if r not in covered] == []
+    assert [r for r in AUDITED_RULES if r not in covered] == []
 
 
 def test_every_audit_file_has_a_clean_and_a_violating_test() -> None:

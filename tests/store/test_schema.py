@@ -27,7 +27,7 @@ CONTRACT = {
 
 
 @pytest.mark.parametrize("view", sorted(CONTRACT))
-def test_view_has_the_contract_columns_first(tmp_path: Path, view: str) -> None:
+def test_view_has_its_documented_columns_first(tmp_path: Path, view: str) -> None:
     con = gateway.connect(tmp_path / "t.duckdb")
     try:
         columns = [row[0] for row in con.sql(f"DESCRIBE {view}").fetchall()]
