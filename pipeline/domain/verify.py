@@ -23,7 +23,7 @@ import datetime as dt
 import io
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import chess
 import chess.pgn
@@ -200,10 +200,25 @@ def pgn_players_problem(pgn: str | None, white_name: str | None, black_name: str
 def verify_game(g: dict[str, Any]) -> Verdict:
     """`g`: game_id, white_name, black_name, variant, clock_initial_s, clock_increment_s, status,
     winner, created_at, moves, pgn (the typed lichess_games columns)."""
-    gid = g["game_id"]
     if not g.get("pgn"):
-        return Verdict(gid, "unreadable", "no PGN was sent with the game")
-    game = chess.pgn.read_game(io.StringIO(g["pgn"]), Visitor=_Replay)
+        return Verdict(g["game_id"], "unreadable", "no PGN was sent with the game")
+    return judge_replay(g, chess.pgn.read_game(io.StringIO(g["pgn"]), Visitor=_Replay))
+
+
+class Replayed(Protocol):
+    """What a PGN read and replayed gives (``_Replay``): its headers, parse errors, the final
+    position and the mainline's moves as SAN without the +/# suffix."""
+
+    headers: chess.pgn.Headers
+    errors: list[Exception]
+    board: chess.Board | None
+    sans: list[str]
+
+
+def judge_replay(g: dict[str, Any], game: Replayed | None) -> Verdict:
+    """The verdict on `g` (see :func:`verify_game`) from its PGN read and replayed (None: the PGN
+    holds no game). tests/domain/test_verify.py gives it python-chess's own replay to check ``_Replay``."""
+    gid = g["game_id"]
     if game is None:
         return Verdict(gid, "unreadable", "the PGN holds no game")
     if game.errors:

@@ -80,82 +80,30 @@ def test_every_game_of_the_season_fixture_verifies() -> None:
 # --------------------------------------------------------------------------- the one-pass replay
 # verify_game reads each PGN in one pass (no game tree, SAN without the suffix look-ahead, captures
 # found without generating every move). `reference` is the plain python-chess way it replaced:
-# read_game, replay the mainline, compare board.san() with the JSON. Both must give the same
-# verdict and detail on real games and on PGNs bent every way python-chess's SAN reader allows.
+# read_game, replay the mainline, take board.san() of each move; both replays are judged by the same
+# judge_replay (the checks above test the judging). Both must give the same verdict and detail on
+# real games and on PGNs bent every way python-chess's SAN reader allows.
 
-import datetime as dt  # noqa: E402
 import random  # noqa: E402
+from types import SimpleNamespace  # noqa: E402
 
 import chess  # noqa: E402
 
-from pipeline.domain.timecontrol import parse_pgn_time_control  # noqa: E402
-from pipeline.domain.verify import RESULTS, Verdict, _strip  # noqa: E402
+from pipeline.domain.verify import Verdict, _strip, judge_replay  # noqa: E402
 
 
 def reference(g: dict) -> Verdict:
-    gid = g["game_id"]
     if not g.get("pgn"):
-        return Verdict(gid, "unreadable", "no PGN was sent with the game")
+        return verify_game(g)
     game = chess.pgn.read_game(io.StringIO(g["pgn"]))
-    if game is None:
-        return Verdict(gid, "unreadable", "the PGN holds no game")
-    if game.errors:
-        return Verdict(gid, "unreadable", f"the PGN does not replay: {game.errors[0]}")
-    h = game.headers
-    problems = []
-
-    def differ(what: str, pgn_value: object, json_value: object) -> None:
-        problems.append(f"PGN {what} {pgn_value!r} but JSON {json_value!r}")
-
-    for tag, key in (("White", "white_name"), ("Black", "black_name")):
-        if (h.get(tag) or "").lower() != (g.get(key) or "").lower():
-            differ(tag, h.get(tag), g.get(key))
-    if (h.get("Variant", "Standard").lower() == "antichess") != (g.get("variant") == "antichess"):
-        differ("Variant", h.get("Variant"), g.get("variant"))
-    clock = None if g.get("clock_initial_s") is None else (g["clock_initial_s"], g["clock_increment_s"])
-    try:
-        tc = parse_pgn_time_control(h.get("TimeControl", "-"))
-        pgn_clock: object = (tc.initial_s, tc.increment_s) if tc else None
-    except ValueError:
-        pgn_clock = "unreadable"
-    if pgn_clock != clock:
-        differ("TimeControl", h.get("TimeControl"), f"{clock[0]}+{clock[1]}" if clock else "no clock")
-    if h.get("Result") != RESULTS.get(g.get("winner")):
-        differ("Result", h.get("Result"), g.get("winner") or "draw")
-    created = g.get("created_at")
-    if isinstance(created, dt.datetime) and "UTCDate" in h and "UTCTime" in h:
-        stamp = created.astimezone(dt.UTC).strftime("%Y.%m.%d %H:%M:%S")
-        if f"{h['UTCDate']} {h['UTCTime']}" != stamp:
-            differ("UTCDate/UTCTime", f"{h['UTCDate']} {h['UTCTime']}", stamp)
-
+    if game is None or game.errors:
+        return judge_replay(g, game and SimpleNamespace(headers=game.headers, errors=game.errors))
     board = game.board()
     sans = []
     for move in game.mainline_moves():
-        sans.append(board.san(move))
+        sans.append(_strip(board.san(move)))
         board.push(move)
-    if g.get("moves") is not None and [_strip(s) for s in sans] != [_strip(s) for s in g["moves"].split()]:
-        problems.append(f"the PGN has {len(sans)} plies but the JSON moves differ ({len(g['moves'].split())} plies)")
-
-    if g.get("variant") == "antichess" and not isinstance(board, chess.variant.AntichessBoard):
-        problems.append('the PGN does not declare [Variant "Antichess"]')
-    outcome = board.outcome()
-    status, winner = g.get("status"), g.get("winner")
-    ended = outcome is not None
-    if ended:
-        board_winner = None if outcome.winner is None else ("white" if outcome.winner == chess.WHITE else "black")
-        if board_winner != winner:
-            said = f"{winner} wins" if winner else "a draw"
-            shown = (
-                f"{board_winner} wins ({outcome.termination.name.lower()})"
-                if board_winner
-                else f"a draw ({outcome.termination.name.lower()})"
-            )
-            problems.append(f"the final position gives {shown}, Lichess recorded {said} ({status})")
-    elif status == "variantEnd":
-        problems.append("Lichess recorded variantEnd, but the final position is not over")
-    if problems:
-        return Verdict(gid, "mismatch", "; ".join(problems))
-    return Verdict(gid, "agrees" if ended else "off_board", "")
+    return judge_replay(g, SimpleNamespace(headers=game.headers, errors=game.errors, board=board, sans=sans))
 
 
 def _variants(board: chess.Board, move: chess.Move) -> list[str]:
