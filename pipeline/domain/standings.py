@@ -118,9 +118,10 @@ def standings_after(
     (_ranked), from the decided matches and the byes up to that round."""
     seeds = seeds or {}
     byes = tuple(b for b in byes if b.stage == stage.name and b.round <= after_round and b.entrant in entrants)
-    t = _totals(stage, matches, after_round, byes, boards)
+    inputs = _TableInputs(stage, entrants, matches, after_round, byes, boards)
+    t = _totals(inputs)
     primary = t.match_points if stage.primary == "match_points" else t.scored
-    values = _tiebreak_values(stage, entrants, matches, after_round, byes, boards, t, seeds, td_order)
+    values = _tiebreak_values(inputs, t, seeds, td_order)
     decided = [
         tm for tm in matches if tm.stage == stage.name and tm.round <= after_round and tm.outcome not in UNSCORED
     ]
@@ -145,6 +146,20 @@ def standings_after(
     ]
 
 
+@dataclass(frozen=True)
+class _TableInputs:
+    """What a stage's table after a round is computed from: the stage's entrants, the team matches
+    (of every stage and round: each computation keeps the stage's up to `after_round`) and the
+    stage's byes up to that round."""
+
+    stage: Stage
+    entrants: tuple[str, ...]
+    matches: list[TeamMatch]
+    after_round: int
+    byes: tuple[Bye, ...]
+    boards: int
+
+
 @dataclass
 class _Totals:
     """Each entrant's sums over the decided matches and byes up to a round (0 when none)."""
@@ -156,14 +171,14 @@ class _Totals:
     kashdan: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
 
 
-def _totals(stage: Stage, matches: list[TeamMatch], after_round: int, byes: tuple[Bye, ...], boards: int) -> _Totals:
+def _totals(u: _TableInputs) -> _Totals:
     """Match points, points scored and conceded, matches played and Kashdan points: a bye adds
     its kind's score (bye_score) but no match played and no Kashdan points."""
     t = _Totals()
-    m = stage.match_points
-    k_win, k_draw, k_loss = stage.kashdan
-    for tm in matches:
-        if tm.stage != stage.name or tm.round > after_round or tm.outcome in UNSCORED:
+    m = u.stage.match_points
+    k_win, k_draw, k_loss = u.stage.kashdan
+    for tm in u.matches:
+        if tm.stage != u.stage.name or tm.round > u.after_round or tm.outcome in UNSCORED:
             continue
         for me, mine, theirs, side in (
             (tm.team_a, tm.a_points, tm.b_points, "a"),
@@ -174,8 +189,8 @@ def _totals(stage: Stage, matches: list[TeamMatch], after_round: int, byes: tupl
             t.scored[me] += mine
             t.conceded[me] += theirs
             t.played[me] += 1
-    for bye in byes:
-        bye_mp, bye_scored, bye_conceded = bye_score(stage, boards, bye.kind)
+    for bye in u.byes:
+        bye_mp, bye_scored, bye_conceded = bye_score(u.stage, u.boards, bye.kind)
         t.match_points[bye.entrant] += bye_mp
         t.scored[bye.entrant] += bye_scored
         t.conceded[bye.entrant] += bye_conceded
@@ -183,23 +198,16 @@ def _totals(stage: Stage, matches: list[TeamMatch], after_round: int, byes: tupl
 
 
 def _tiebreak_values(
-    stage: Stage,
-    entrants: tuple[str, ...],
-    matches: list[TeamMatch],
-    after_round: int,
-    byes: tuple[Bye, ...],
-    boards: int,
-    t: _Totals,
-    seeds: dict[str, int],
-    td_order: tuple[str, ...] | None,
+    u: _TableInputs, t: _Totals, seeds: dict[str, int], td_order: tuple[str, ...] | None
 ) -> dict[str, dict[str, float]]:
     """Every tiebreak a stage may name, for each entrant: higher ranks higher."""
-    table = _rounds_table(stage, entrants, matches, after_round, byes, boards)
+    stage = u.stage
+    table = _rounds_table(u)
     draw = stage.match_points.draw if stage.primary == "match_points" else stage.board_max_points / 2  # a drawn round
-    cumulative = _cumulative(stage, entrants, matches, after_round, byes, boards)
-    order = {e: i for i, e in enumerate(td_order or entrants)}
+    cumulative = _cumulative(u)
+    order = {e: i for i, e in enumerate(td_order or u.entrants)}
     values: dict[str, dict[str, float]] = {}
-    for e in entrants:
+    for e in u.entrants:
         values[e] = {
             "points_difference": t.scored[e] - t.conceded[e],
             "points_scored": t.scored[e],
@@ -283,24 +291,18 @@ def _mutual_scores(stage: Stage, group: list[str], decided: list[TeamMatch]) -> 
     return out
 
 
-def _rounds_table(
-    stage: Stage,
-    entrants: tuple[str, ...],
-    matches: list[TeamMatch],
-    after_round: int,
-    byes: tuple[Bye, ...] = (),
-    boards: int = 1,
-) -> dict[str, list[tiebreak.Entry]]:
+def _rounds_table(u: _TableInputs) -> dict[str, list[tiebreak.Entry]]:
     """Each entrant's rounds for Buchholz: the primary points of each decided match, a bye of its
     kind, or an unplayed round (`absent`) where the entrant was not paired while others played."""
+    stage, matches, byes = u.stage, u.matches, u.byes
     m = stage.match_points
     got: dict[tuple[str, int], tiebreak.Entry] = {
-        (b.entrant, b.round): tiebreak.Entry(None, _primary_of_bye(stage, boards, b.kind), BYE_ENTRY_KIND[b.kind])
+        (b.entrant, b.round): tiebreak.Entry(None, _primary_of_bye(stage, u.boards, b.kind), BYE_ENTRY_KIND[b.kind])
         for b in byes
     }
     rounds = {b.round for b in byes}
     for tm in matches:
-        if tm.stage != stage.name or tm.round > after_round:
+        if tm.stage != stage.name or tm.round > u.after_round:
             continue
         rounds.add(tm.round)
         if tm.outcome in UNSCORED:
@@ -320,26 +322,20 @@ def _rounds_table(
     }
     return {
         e: [got.get((e, r), tiebreak.Entry(None, 0.0, "absent")) for r in sorted(rounds) if (e, r) not in pending]
-        for e in entrants
+        for e in u.entrants
     }
 
 
-def _cumulative(
-    stage: Stage,
-    entrants: tuple[str, ...],
-    matches: list[TeamMatch],
-    after_round: int,
-    byes: tuple[Bye, ...] = (),
-    boards: int = 1,
-) -> dict[str, float]:
+def _cumulative(u: _TableInputs) -> dict[str, float]:
     """ACWC-Q-3's cumulative score: the running primary score after round 1, plus after round 2, …
     (a bye's points count in its round, as the rule books give no exception)."""
+    stage = u.stage
     m = stage.match_points
     per_round: dict[tuple[str, int], float] = defaultdict(float)
-    for b in byes:
-        per_round[b.entrant, b.round] += _primary_of_bye(stage, boards, b.kind)
-    for tm in matches:
-        if tm.stage != stage.name or tm.round > after_round or tm.outcome in UNSCORED:
+    for b in u.byes:
+        per_round[b.entrant, b.round] += _primary_of_bye(stage, u.boards, b.kind)
+    for tm in u.matches:
+        if tm.stage != stage.name or tm.round > u.after_round or tm.outcome in UNSCORED:
             continue
         for me, mine, side in ((tm.team_a, tm.a_points, "a"), (tm.team_b, tm.b_points, "b")):
             if stage.primary == "match_points":
@@ -347,9 +343,9 @@ def _cumulative(
             else:
                 per_round[me, tm.round] += mine
     out = {}
-    for e in entrants:
+    for e in u.entrants:
         running = total = 0.0
-        for r in range(1, after_round + 1):
+        for r in range(1, u.after_round + 1):
             running += per_round.get((e, r), 0.0)
             total += running
         out[e] = total
