@@ -63,7 +63,10 @@ GAME_COLUMNS = (
 
 
 @dataclass(frozen=True)
-class BoardPairing:
+class PairedBoard:
+    """One board of a pairing: who plays whom. A board pairing (with its window) and each game
+    linked to it begin with these fields."""
+
     stage: str
     round: int
     board: int
@@ -71,19 +74,20 @@ class BoardPairing:
     entrant_b: str
     player_a: str
     player_b: str
+
+    def board_fields(self) -> tuple[str, int, int, str, str, str, str]:
+        """The fields above, in order: the first columns of a MatchGame and of a BoardResult."""
+        return (self.stage, self.round, self.board, self.entrant_a, self.entrant_b, self.player_a, self.player_b)
+
+
+@dataclass(frozen=True)
+class BoardPairing(PairedBoard):
     window_start: dt.datetime
     window_end: dt.datetime
 
 
 @dataclass(frozen=True)
-class MatchGame:
-    stage: str
-    round: int
-    board: int
-    entrant_a: str
-    entrant_b: str
-    player_a: str
-    player_b: str
+class MatchGame(PairedBoard):
     game_id: str
     created_at: dt.datetime
     last_move_at: dt.datetime
@@ -186,13 +190,7 @@ def link_board(
             a_pts, b_pts = _points(part, g["winner"], g["white_id"] == bp.player_a)
         out.append(
             MatchGame(
-                bp.stage,
-                bp.round,
-                bp.board,
-                bp.entrant_a,
-                bp.entrant_b,
-                bp.player_a,
-                bp.player_b,
+                *bp.board_fields(),
                 g["game_id"],
                 g["created_at"],
                 g["last_move_at"],

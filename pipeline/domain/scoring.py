@@ -130,7 +130,7 @@ def score_boards(
         parts, note = _apply_rulings(stage, bp, _played_parts(stage, bp, counted), overrides)
         played = sum(v[0] for v in parts.values())
         unplayed = now is not None and board_unplayed(played, note, bp.window_end, stage, now)
-        out.extend(_board_rows(stage, bp, parts, note, unplayed))
+        out.extend(_board_rows(bp, parts, note, unplayed))  # bp.stage is stage.name
     return out
 
 
@@ -174,18 +174,12 @@ def _apply_rulings(stage: Stage, bp: BoardPairing, parts: Parts, overrides: tupl
     return parts, note
 
 
-def _board_rows(stage: Stage, bp: BoardPairing, parts: Parts, note: str, unplayed: bool) -> list[BoardResult]:
+def _board_rows(bp: BoardPairing, parts: Parts, note: str, unplayed: bool) -> list[BoardResult]:
     """One row per part, then the board's total."""
 
     def row(part: str, played: int, due: int, a_points: float, b_points: float) -> BoardResult:
         return BoardResult(
-            stage.name,
-            bp.round,
-            bp.board,
-            bp.entrant_a,
-            bp.entrant_b,
-            bp.player_a,
-            bp.player_b,
+            *bp.board_fields(),
             part,
             played,
             due,
