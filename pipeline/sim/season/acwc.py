@@ -7,12 +7,11 @@ import datetime as dt
 import math
 from typing import Any
 
-from pipeline.domain.timecontrol import parse_time_control
-from pipeline.sim.season.calendar import ACWC_END, ACWC_PEAK_SINCE, ACWC_SEEDING, ACWC_START, DAY, SPAN, UTC, from_ms
-from pipeline.sim.season.matches import BoardMatch, Extra, play_board, swiss_pairs
+from pipeline.sim.season.calendar import ACWC_END, ACWC_PEAK_SINCE, ACWC_SEEDING, ACWC_START, DAY, SPAN, UTC
+from pipeline.sim.season.matches import BoardMatch, extra_game, play_board, swiss_pairs
 from pipeline.sim.season.players import HistoryPlan, outsiders_for
 from pipeline.sim.season.state import Season
-from pipeline.sim.season.world import Player, Spec
+from pipeline.sim.season.world import Player
 
 
 def acwc_rounds(n_players: int) -> int:
@@ -94,7 +93,7 @@ def _acwc_round(s: Season, rnd: int, window: dt.datetime, pairs: list[tuple[str,
         bm = BoardMatch("qualification", rnd, a, b, 1, by_id[a], by_id[b], (("2+5", 10),), stop_at=5.5, scoring=scoring)
         kw: dict[str, Any] = {}
         if (rnd, m_i) == (2, 0):
-            kw["extras"] = {3: _casual_game(s, bm)}
+            kw["extras"] = {3: extra_game(s.world, 30, bm.b, bm.a, "2+5", rated=False)}  # after game 3
             s.plant(
                 "ACWC-FMT-1",
                 bm.a.name,
@@ -104,16 +103,6 @@ def _acwc_round(s: Season, rnd: int, window: dt.datetime, pairs: list[tuple[str,
         play_board(s.world, bm, start, **kw)
         matches.append(bm)
     return matches
-
-
-def _casual_game(s: Season, bm: BoardMatch) -> Extra:
-    """A casual 2+5 game between the match's players, after a game of the match."""
-
-    def casual(end: dt.datetime) -> dt.datetime:
-        spec = Spec(end + dt.timedelta(seconds=30), 0, bm.b, bm.a, parse_time_control("2+5"), rated=False)
-        return from_ms(s.world.play(spec)["lastMoveAt"])
-
-    return casual
 
 
 def acwc_seed(p: Player) -> int:

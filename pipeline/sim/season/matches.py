@@ -11,10 +11,20 @@ from typing import Any
 
 from pipeline.domain.timecontrol import parse_time_control
 from pipeline.sim.season.calendar import POINTS, from_ms
-from pipeline.sim.season.world import Player, SeasonWorld, Winner, WinnerRule, crosses_a_cap
+from pipeline.sim.season.world import Player, SeasonWorld, Spec, Winner, WinnerRule, crosses_a_cap
 
 Parts = tuple[tuple[str, int], ...]  # (clock, games) in the order they are played
 Extra = Callable[[dt.datetime], dt.datetime]  # planted games after a game's end; returns when they end
+
+
+def extra_game(world: SeasonWorld, after_s: int, white: Player, black: Player, clock: str, rated: bool = True) -> Extra:
+    """One planted game of `clock`, `after_s` seconds after a game's end (an Extra for play_board)."""
+
+    def play(end: dt.datetime) -> dt.datetime:
+        spec = Spec(end + dt.timedelta(seconds=after_s), 0, white, black, parse_time_control(clock), rated=rated)
+        return from_ms(world.play(spec)["lastMoveAt"])
+
+    return play
 
 
 @dataclass

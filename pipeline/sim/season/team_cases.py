@@ -12,7 +12,7 @@ from typing import Any
 
 from pipeline.domain.timecontrol import parse_time_control
 from pipeline.sim.season.calendar import DAY, TEAM_REGISTRATION, TEAM_START, from_ms, knockout_start, months_before
-from pipeline.sim.season.matches import BoardMatch, knockout_size
+from pipeline.sim.season.matches import BoardMatch, extra_game, knockout_size
 from pipeline.sim.season.players import HistoryPlan
 from pipeline.sim.season.state import Season
 from pipeline.sim.season.world import Player, Spec
@@ -188,21 +188,13 @@ def swiss_incidents(s: Season, rnd: int, forfeiter: Player) -> Incidents:
 
 
 def _ninth_game(s: Season, bm: BoardMatch) -> dict[str, Any]:
-    def extra_02(end: dt.datetime) -> dt.datetime:
-        g = s.world.play(Spec(end + dt.timedelta(seconds=25), 0, bm.a, bm.b, parse_time_control("0+2")))
-        return from_ms(g["lastMoveAt"])
-
     s.plant("TEAM-SCORE-1", bm.a.name, f"swiss round 1: a 9th 0+2 game against {bm.b.name} (extra_game, not counted)")
-    return {"extras": {7: extra_02}}
+    return {"extras": {7: extra_game(s.world, 25, bm.a, bm.b, "0+2")}}
 
 
 def _wrong_clock(s: Season, bm: BoardMatch) -> dict[str, Any]:
-    def wrong(end: dt.datetime) -> dt.datetime:
-        g = s.world.play(Spec(end + dt.timedelta(seconds=30), 0, bm.b, bm.a, parse_time_control("3+0")))
-        return from_ms(g["lastMoveAt"])
-
     s.plant("TEAM-FMT-3", bm.a.name, f"swiss round 2: a 3+0 game against {bm.b.name} (wrong_time_control)")
-    return {"extras": {17: wrong}}
+    return {"extras": {17: extra_game(s.world, 30, bm.b, bm.a, "3+0")}}
 
 
 def _past_the_window(s: Season, bm: BoardMatch) -> dict[str, Any]:
