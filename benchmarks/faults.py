@@ -30,7 +30,6 @@ The last line is exactly ``scenarios=N lost=L duplicated=D``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -40,20 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from pipeline.cli import prefect_env  # noqa: E402
+
 # Prefect reads its settings at import: a throwaway home, quiet, no telemetry (as tests/conftest.py)
-os.environ.update(
-    {
-        "PREFECT_HOME": tempfile.mkdtemp(prefix="bench-faults-prefect-"),
-        "DO_NOT_TRACK": "1",
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "PREFECT_LOGGING_LEVEL": "WARNING",
-        "PREFECT_LOGGING_TO_API_ENABLED": "false",
-        "PREFECT_SERVER_UI_ENABLED": "false",
-        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
-        "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
-    }
-)
-os.environ.pop("PREFECT_API_URL", None)
+prefect_env.isolate("bench-faults-prefect-")
 
 import faultkit  # noqa: E402
 

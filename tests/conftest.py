@@ -17,25 +17,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-os.environ.update(
-    {
-        "PREFECT_HOME": tempfile.mkdtemp(prefix="antichess-td-prefect-"),
-        "DO_NOT_TRACK": "1",
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "PREFECT_LOGGING_LEVEL": "WARNING",
-        "PREFECT_LOGGING_TO_API_ENABLED": "false",
-        "PREFECT_SERVER_UI_ENABLED": "false",
-        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
-        "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
-    }
-)
-os.environ.pop("PREFECT_API_URL", None)
+from pipeline.cli import prefect_env
+
+prefect_env.isolate("antichess-td-prefect-")
 
 import pytest  # noqa: E402
 from filelock import FileLock  # noqa: E402

@@ -9,11 +9,14 @@
 
 Values already in the environment win, so a TD (or a test) can point runs at a real
 ``prefect server start`` with ``PREFECT_API_URL``.
+
+A test run or a benchmark calls :func:`isolate` instead: a throwaway Prefect of its own.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 
@@ -30,3 +33,22 @@ def configure(home: Path) -> None:
         os.environ.setdefault(key, value)
     # Prefect creates its home without parents; make sure the whole path exists.
     Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
+
+
+def isolate(prefix: str) -> None:
+    """A throwaway Prefect for a test run or a benchmark, whatever the environment says: a new
+    temporary ``PREFECT_HOME`` (named `prefix`...), quiet, no telemetry, no UI, no
+    ``PREFECT_API_URL`` (its own server), and the start-up timeout of :func:`configure`."""
+    os.environ.update(
+        {
+            "PREFECT_HOME": tempfile.mkdtemp(prefix=prefix),
+            "DO_NOT_TRACK": "1",
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "PREFECT_LOGGING_LEVEL": "WARNING",
+            "PREFECT_LOGGING_TO_API_ENABLED": "false",
+            "PREFECT_SERVER_UI_ENABLED": "false",
+            "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+            "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
+        }
+    )
+    os.environ.pop("PREFECT_API_URL", None)
