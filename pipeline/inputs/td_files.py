@@ -13,7 +13,7 @@ import csv
 import datetime as dt
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -159,33 +159,34 @@ class _TeamsSeen:
     captains: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     def add(self, path: Path, line: int, m: Member) -> None:
-        if m.player_id in self.players:
-            first_line, first_team = self.players[m.player_id]
-            raise InputError(
-                path,
-                f"line {line}",
-                f"player {m.player_name!r} is already listed on line {first_line} (team {first_team!r}): "
-                "expected each player once (TEAM-ELIG-8)",
-            )
-        if (m.entrant, m.board) in self.seats:
-            raise InputError(
-                path,
-                f"line {line}",
-                f"team {m.entrant!r} board {m.board} is already taken on line {self.seats[m.entrant, m.board]}: "
-                "expected one player per board",
-            )
+        problem = self._conflict(m)
+        if problem:
+            raise InputError(path, f"line {line}", problem)
         if m.is_captain:
-            if m.entrant in self.captains:
-                other, other_line = self.captains[m.entrant]
-                raise InputError(
-                    path,
-                    f"line {line}",
-                    f"{m.player_name!r} is a second captain of team {m.entrant!r} ({other!r} on line {other_line}): "
-                    "expected one captain per team (TEAM-COMP-8)",
-                )
             self.captains[m.entrant] = (m.player_name, line)
         self.players[m.player_id] = (line, m.entrant)
         self.seats[m.entrant, m.board] = line
+
+    def _conflict(self, m: Member) -> str | None:
+        """What `m`'s row contradicts in the rows so far, in a sentence (None: nothing)."""
+        if m.player_id in self.players:
+            first_line, first_team = self.players[m.player_id]
+            return (
+                f"player {m.player_name!r} is already listed on line {first_line} (team {first_team!r}): "
+                "expected each player once (TEAM-ELIG-8)"
+            )
+        if (m.entrant, m.board) in self.seats:
+            return (
+                f"team {m.entrant!r} board {m.board} is already taken on line {self.seats[m.entrant, m.board]}: "
+                "expected one player per board"
+            )
+        if m.is_captain and m.entrant in self.captains:
+            other, other_line = self.captains[m.entrant]
+            return (
+                f"{m.player_name!r} is a second captain of team {m.entrant!r} ({other!r} on line {other_line}): "
+                "expected one captain per team (TEAM-COMP-8)"
+            )
+        return None
 
 
 def read_players(path: Path) -> Roster:
@@ -251,20 +252,16 @@ def read_schedule(path: Path, config: Config, roster: Roster) -> tuple[tuple[Pai
     byes: list[Bye] = []
     busy: dict[tuple[str, int, str], int] = {}  # (stage, round, entrant) → the line pairing it
     for line, row in _rows(path, ("stage", "round", "a", "b"), ("window_start", "window_end", "bye")):
-        stage, rnd = _stage_round(path, line, row, stages)
+        r = _PairingsRow(path, line, *_stage_round(path, line, row, stages), row)
         bye_kind = row.get("bye", "").lower()
         if not row["b"]:
-            byes.append(_bye(path, line, config, stage, rnd, row, entrants, bye_kind, busy))
+            byes.append(_bye(r, config, entrants, bye_kind, busy))
             continue
         if bye_kind:
-            raise InputError(
-                path,
-                f"line {line}",
-                f"bye {row['bye']!r} on a paired row: expected an empty b for a bye, or an empty bye column",
-            )
-        a, b = _paired(path, line, config, stage, rnd, row, entrants, busy, byes)
-        start, end = _window(path, line, stage, rnd, row)
-        out.append(Pairing(stage.name, rnd, a, b, start, end, line))
+            raise r.error(f"bye {row['bye']!r} on a paired row: expected an empty b for a bye, or an empty bye column")
+        a, b = _paired(r, config, entrants, busy, byes)
+        start, end = _window(r)
+        out.append(Pairing(r.stage.name, r.rnd, a, b, start, end, line))
     _check_overlaps(path, out)
     _check_pabs(path, stages, out, byes)
     return tuple(out), tuple(byes)
@@ -286,65 +283,71 @@ def _stage_round(path: Path, line: int, row: dict[str, str], stages: dict[str, S
     return stage, rnd
 
 
+@dataclass(frozen=True)
+class _PairingsRow:
+    """One pairings.csv row being read: where it is, its stage and round (checked), its cells."""
+
+    path: Path
+    line: int
+    stage: Stage
+    rnd: int
+    cells: dict[str, str]
+
+    def error(self, problem: str) -> InputError:
+        return InputError(self.path, f"line {self.line}", problem)
+
+
 def _paired(
-    path: Path,
-    line: int,
-    config: Config,
-    stage: Stage,
-    rnd: int,
-    row: dict[str, str],
-    entrants: dict[str, str],
-    busy: dict[tuple[str, int, str], int],
-    byes: list[Bye],
+    r: _PairingsRow, config: Config, entrants: dict[str, str], busy: dict[tuple[str, int, str], int], byes: list[Bye]
 ) -> tuple[str, str]:
     """A row's two entrants: registered, different, and not yet paired (or given a bye) in the round."""
-    pair = []
-    for col in ("a", "b"):
-        e = entrants.get(row[col].lower())
-        if e is None:
-            kind = "team" if config.kind == "team" else "player"
-            raise InputError(path, f"line {line}", f"{col} {row[col]!r}: expected a registered {kind}")
-        pair.append(e)
-    a, b = pair
+    a, b = (_entrant(r, config, col, entrants) for col in ("a", "b"))
     if a == b:
-        raise InputError(path, f"line {line}", f"{a!r} is paired with itself: expected two different entrants")
+        raise r.error(f"{a!r} is paired with itself: expected two different entrants")
     for e in (a, b):
-        if (stage.name, rnd, e) in busy:
-            earlier = busy[stage.name, rnd, e]
-            if any(x.line == earlier for x in byes):
-                raise InputError(
-                    path,
-                    f"line {line}",
-                    f"{e!r} has a bye in {stage.name} round {rnd} on line {earlier}: "
-                    "expected a bye or a pairing in a round, not both",
-                )
-            raise InputError(
-                path,
-                f"line {line}",
-                f"{e!r} is already paired in {stage.name} round {rnd} on line {earlier}: expected one pairing per round",
-            )
-        busy[stage.name, rnd, e] = line
+        _take_round(r, e, busy, byes)
     return a, b
 
 
-def _window(path: Path, line: int, stage: Stage, rnd: int, row: dict[str, str]) -> tuple[dt.datetime, dt.datetime]:
+def _entrant(r: _PairingsRow, config: Config, col: str, entrants: dict[str, str]) -> str:
+    """The registered team or player the row's column `col` names."""
+    e = entrants.get(r.cells[col].lower())
+    if e is None:
+        kind = "team" if config.kind == "team" else "player"
+        raise r.error(f"{col} {r.cells[col]!r}: expected a registered {kind}")
+    return e
+
+
+def _take_round(r: _PairingsRow, e: str, busy: dict[tuple[str, int, str], int], byes: Sequence[Bye]) -> None:
+    """Book `e`'s round for the row: refused where an earlier line paired it (or, among `byes`,
+    gave it a bye) in the round."""
+    earlier = busy.get((r.stage.name, r.rnd, e))
+    if earlier is not None:
+        if any(x.line == earlier for x in byes):
+            raise r.error(
+                f"{e!r} has a bye in {r.stage.name} round {r.rnd} on line {earlier}: "
+                "expected a bye or a pairing in a round, not both"
+            )
+        raise r.error(
+            f"{e!r} is already paired in {r.stage.name} round {r.rnd} on line {earlier}: expected one pairing per round"
+        )
+    busy[r.stage.name, r.rnd, e] = r.line
+
+
+def _window(r: _PairingsRow) -> tuple[dt.datetime, dt.datetime]:
     """The row's window, each end defaulting to the stage's round window (TEAM-FMT-3)."""
-    start = _instant(path, line, "window_start", row.get("window_start", ""))
-    end = _instant(path, line, "window_end", row.get("window_end", ""))
-    default = stage.round_window(rnd)
+    start = _instant(r.path, r.line, "window_start", r.cells.get("window_start", ""))
+    end = _instant(r.path, r.line, "window_end", r.cells.get("window_end", ""))
+    default = r.stage.round_window(r.rnd)
     if start is None or end is None:
         if default is None:
-            raise InputError(
-                path,
-                f"line {line}",
-                f"no round window: expected window_start and window_end, or stages.{stage.name}.first_round_start "
-                "in the config",
+            raise r.error(
+                f"no round window: expected window_start and window_end, or stages.{r.stage.name}.first_round_start "
+                "in the config"
             )
         start, end = start or default[0], end or default[1]
     if end <= start:
-        raise InputError(
-            path, f"line {line}", f"window_end {end.isoformat()} is not after window_start {start.isoformat()}"
-        )
+        raise r.error(f"window_end {end.isoformat()} is not after window_start {start.isoformat()}")
     return start, end
 
 
@@ -438,44 +441,22 @@ def _iso(t: dt.datetime) -> str:
 
 
 def _bye(
-    path: Path,
-    line: int,
-    config: Config,
-    stage: Stage,
-    rnd: int,
-    row: dict[str, str],
-    entrants: dict[str, str],
-    kind: str,
-    busy: dict[tuple[str, int, str], int],
+    r: _PairingsRow, config: Config, entrants: dict[str, str], kind: str, busy: dict[tuple[str, int, str], int]
 ) -> Bye:
     """A row with an empty b: a bye for a (see :class:`Bye`)."""
-    if stage.kind == "knockout":
-        raise InputError(
-            path,
-            f"line {line}",
-            f"an empty b in knockout stage {stage.name!r}: expected the opponent "
-            "(byes are for swiss and round-robin stages)",
+    if r.stage.kind == "knockout":
+        raise r.error(
+            f"an empty b in knockout stage {r.stage.name!r}: expected the opponent "
+            "(byes are for swiss and round-robin stages)"
         )
-    e = entrants.get(row["a"].lower())
-    if e is None:
-        who = "team" if config.kind == "team" else "player"
-        raise InputError(path, f"line {line}", f"a {row['a']!r}: expected a registered {who}")
+    e = _entrant(r, config, "a", entrants)
     bye_kind = next((k for k in BYE_KINDS if k == (kind or "pab")), None)
     if bye_kind is None:
-        raise InputError(
-            path, f"line {line}", f"bye {row['bye']!r}: expected one of {', '.join(BYE_KINDS)} (or empty: pab)"
-        )
-    if row.get("window_start") or row.get("window_end"):
-        raise InputError(path, f"line {line}", "a bye has no games: expected empty window_start and window_end")
-    if (stage.name, rnd, e) in busy:
-        raise InputError(
-            path,
-            f"line {line}",
-            f"{e!r} is already paired in {stage.name} round {rnd} on line "
-            f"{busy[stage.name, rnd, e]}: expected one pairing per round",
-        )
-    busy[stage.name, rnd, e] = line
-    return Bye(stage.name, rnd, e, bye_kind, line)
+        raise r.error(f"bye {r.cells['bye']!r}: expected one of {', '.join(BYE_KINDS)} (or empty: pab)")
+    if r.cells.get("window_start") or r.cells.get("window_end"):
+        raise r.error("a bye has no games: expected empty window_start and window_end")
+    _take_round(r, e, busy, ())  # a second bye is "already paired"
+    return Bye(r.stage.name, r.rnd, e, bye_kind, r.line)
 
 
 # --------------------------------------------------------------------------- overrides.csv
