@@ -2,17 +2,9 @@
 -- Invariant: a player who forfeits forfeits_to_disqualify (2) times is disqualified. Forfeits
 -- are the TD's `forfeit` rulings in overrides.csv, counted once per (stage, round) (forfeiting
 -- one part or the whole board). An error while no `disqualify` ruling follows; once the TD has
--- ruled, the count stays as info (evidence).
+-- ruled, the count stays as info (evidence). The rows are forfeit_findings' (shared with
+-- acwc_conduct_forfeits), each with the player's team.
 -- Grain: one row per player with that many forfeits.
-SELECT 'TEAM-CONDUCT-3' AS rule_id,
-       CASE WHEN f.ruled_in IS NULL THEN 'error' ELSE 'info' END AS severity,
-       m.player_name AS subject,
-       m.entrant AS team,
-       format('{} forfeits ({}): {} forfeits disqualify; {}', f.n, f.rounds, a.forfeits_to_disqualify,
-              CASE WHEN f.ruled_in IS NULL THEN 'no disqualify ruling in overrides.csv yet'
-                   ELSE 'disqualified by the TD in ' || f.ruled_in END) AS detail,
-       'https://lichess.org/@/' || m.player_name AS evidence_url
-FROM forfeit_counts f
-JOIN td_members m ON m.player_id = f.subject
-CROSS JOIN audit_params a
-WHERE a.tournament_kind = 'team' AND f.n >= a.forfeits_to_disqualify
+SELECT 'TEAM-CONDUCT-3' AS rule_id, severity, subject, entrant AS team, detail, evidence_url
+FROM forfeit_findings
+WHERE tournament_kind = 'team'
