@@ -4,23 +4,14 @@
 -- from (the last rating before it, rating_events: games, or the daily history where no game is
 -- stored). The book states it for replacements of disqualified players; every replacement is
 -- held to it.
+-- The round start and both ratings come from swap_ratings (shared with team_comp_substitutes).
 -- Grain: one row per replacement ruling that falls short (error), or whose ratings are unknown
 -- (warning).
-WITH repl AS (
-    SELECT o.line, o.stage, o.round, o.subject, o.value, m.entrant AS team, m.board, m.player_name AS subject_name,
-           coalesce(u.username, o.value) AS repl_name, r.starts_at
-    FROM td_overrides o
-    JOIN td_members m ON m.player_id = o.subject
-    LEFT JOIN lichess_users u ON u.user_id = o.value
-    LEFT JOIN (SELECT stage, round, min(window_start) AS starts_at FROM td_pairings GROUP BY stage, round) r
-           ON r.stage = o.stage AND r.round = o.round
-    WHERE o.action = 'replace'
-),
-rated AS (
-    SELECT r.*,
-           (SELECT arg_max(e.rating, e.rated_at) FROM rating_events e WHERE e.user_id = r.value AND e.rated_at < r.starts_at) AS repl_rating,
-           (SELECT arg_max(e.rating, e.rated_at) FROM rating_events e WHERE e.user_id = r.subject AND e.rated_at < r.starts_at) AS subject_rating
-    FROM repl r
+WITH rated AS (
+    SELECT s.*, coalesce(u.username, s.value) AS repl_name, s.value_rating AS repl_rating
+    FROM swap_ratings s
+    LEFT JOIN lichess_users u ON u.user_id = s.value
+    WHERE s.action = 'replace'
 )
 SELECT 'TEAM-COMP-6' AS rule_id,
        CASE WHEN repl_rating IS NULL OR subject_rating IS NULL THEN 'warning' ELSE 'error' END AS severity,

@@ -3,23 +3,13 @@
 -- round (error otherwise), and replaces a player of similar rating: the two ratings at the
 -- start of the round (the last rating before it, rating_events) differ by at most
 -- substitute_max_diff (100) points (warning otherwise: "similar" is the TD's judgement).
+-- The round start and both ratings come from swap_ratings (shared with team_comp_replacement).
 -- Grain: one row per offending (substitute, stage, round).
-WITH subs AS (
-    SELECT o.line, o.stage, o.round, o.subject, o.value, m.entrant AS team, m.board, s.player_name AS sub_name,
-           sp.player_name AS subject_name, r.starts_at
-    FROM td_overrides o
-    JOIN td_members m ON m.player_id = o.subject
-    JOIN td_members s ON s.player_id = o.value
-    JOIN td_members sp ON sp.player_id = o.subject
-    LEFT JOIN (SELECT stage, round, min(window_start) AS starts_at FROM td_pairings GROUP BY stage, round) r
-           ON r.stage = o.stage AND r.round = o.round
-    WHERE o.action = 'substitute'
-),
-rated AS (
-    SELECT s.*,
-           (SELECT arg_max(e.rating, e.rated_at) FROM rating_events e WHERE e.user_id = s.value AND e.rated_at < s.starts_at) AS sub_rating,
-           (SELECT arg_max(e.rating, e.rated_at) FROM rating_events e WHERE e.user_id = s.subject AND e.rated_at < s.starts_at) AS subject_rating
-    FROM subs s
+WITH rated AS (
+    SELECT r.*, s.player_name AS sub_name, r.value_rating AS sub_rating
+    FROM swap_ratings r
+    JOIN td_members s ON s.player_id = r.value
+    WHERE r.action = 'substitute'
 )
 SELECT 'TEAM-COMP-5' AS rule_id,
        'error' AS severity,
