@@ -3,6 +3,7 @@ registered player's years of rated games (outside the quiet periods the planted 
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import random
 from collections.abc import Callable, Sequence
@@ -96,8 +97,12 @@ def outsiders_for(world: SeasonWorld, at: dt.datetime, n: int = 240) -> list[Pla
 
 
 def nearest(outsiders: list[Player], strength: float) -> Player:
-    """The outsider closest to `strength`."""
-    return min(outsiders, key=lambda o: abs(o.strength - strength))
+    """The outsider closest to `strength` (the first of two as close), found by bisection: the
+    list is in ascending strength, as `outsiders_for` makes it."""
+    i = bisect.bisect_left(outsiders, strength, key=lambda o: o.strength)
+    if i == len(outsiders) or (i > 0 and strength - outsiders[i - 1].strength <= outsiders[i].strength - strength):
+        i -= 1
+    return outsiders[i]
 
 
 def _allowed(start: dt.datetime, end: dt.datetime, quiet: Sequence[Span]) -> list[Span]:
@@ -167,7 +172,7 @@ def _background_session(
     for _ in range(size):
         if t >= limit:
             break
-        opp = min(outsiders, key=lambda o: abs(o.strength - p.strength - rng.gauss(0, 120)))
+        opp = nearest(outsiders, p.strength + rng.gauss(0, 120))  # an opponent's strength ~ N(p's, 120)
         white, black = (p, opp) if rng.random() < 0.5 else (opp, p)
         world.add(t, white, black, tc, rated=rng.random() > 0.04)
         t += dt.timedelta(seconds=tc.initial_s * 2 + tc.increment_s * 90 + rng.randint(20, 90))  # after the longest

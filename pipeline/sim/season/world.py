@@ -12,7 +12,7 @@ from typing import Any
 
 from pipeline.domain import glicko
 from pipeline.model import TimeControl
-from pipeline.sim.games import PlayedGame, game_json, new_game_id, play_out
+from pipeline.sim.games import ANY, PlayedGame, game_json, new_game_id, play_out
 
 Winner = str | None  # 'white', 'black' or None for a draw
 WinnerRule = Winner | bool | Callable[[dt.datetime], Winner]  # False: at random by strength; a callable: at play time
@@ -68,9 +68,10 @@ class SeasonWorld:
         self.ids: set[str] = set()
         self.pool: dict[str | None, list[PlayedGame]] = {"white": [], "black": [], None: []}
         pool_rng = random.Random(seed * 7919 + 1)
-        while min(len(v) for v in self.pool.values()) < 60:
-            g = play_out(pool_rng, 0.5)
-            if len(self.pool[g.winner]) < 60:
+        while short := [result for result, games in self.pool.items() if len(games) < 60]:
+            # any result while two pools are short; then only the one still short (draws are rare)
+            g = play_out(pool_rng, 0.5, want=ANY if len(short) > 1 else short[0])
+            if g.winner in short:
                 self.pool[g.winner].append(g)
 
     def new_id(self) -> str:
