@@ -163,13 +163,15 @@ def test_a_new_database_is_created_final_and_runs_no_migration(tmp_path: Path) -
 
 
 def test_a_migration_not_yet_recorded_runs_once(tmp_path: Path) -> None:
-    """A database up to date but for the last migration (its row and its column gone, as a
-    database of the release before it would be): the next open runs that one and no other."""
+    """A database up to date but for the last migration (its row, its column and the SQL
+    fingerprint gone, as a database of the release before it would be): the next open runs that
+    one and no other."""
     db = tmp_path / "t.duckdb"
     last = store.migration_files()[-1]  # 009: scored_board_results.is_unplayed
     con = store.connect(db)
     con.execute("ALTER TABLE scored_board_results DROP COLUMN is_unplayed")
     con.execute("DELETE FROM schema_migrations WHERE migration = ?", [last.stem])
+    con.execute("COMMENT ON VIEW audit_findings IS NULL")  # nor the fingerprint of this release's SQL
     before = recorded(con)
     con.close()
     con = store.connect(db)
@@ -204,3 +206,66 @@ def test_each_table_is_created_by_one_schema_file_and_altered_only_by_migrations
         code = "\n".join(line.split("--")[0] for line in text.splitlines())
         assert code.count(";") == 1 and code.strip().endswith(";"), path.name
     assert numbers == list(range(1, len(numbers) + 1))
+
+
+def view_names(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {n for (n,) in con.execute(store.sql("queries/user_views")).fetchall()}
+
+
+def test_a_database_up_to_date_with_these_sql_files_is_not_migrated_again(tmp_path: Path) -> None:
+    """store.migrate keeps the fingerprint of the SQL files it ran as the comment of the
+    audit_findings view, created last. A later connect that finds the same fingerprint leaves the
+    database as it is. A dropped view therefore stays dropped: that is how the test can see the
+    skip. A different fingerprint, like the one an older release leaves, runs everything again
+    and re-creates the views; and a database without the view (a migration stopped half-way)
+    is migrated too."""
+    db = tmp_path / "t.duckdb"
+    con = store.connect(db)
+    fingerprint = store.sql_fingerprint()
+    assert con.execute(store.sql("queries/schema_fingerprint"), ["audit_findings"]).fetchall() == [(fingerprint,)]
+    every_view = view_names(con)
+    assert {"audit_findings", "elig_game_counts"} <= every_view
+    con.execute("DROP VIEW elig_game_counts")
+    con.close()
+
+    con = store.connect(db)  # same fingerprint: nothing runs
+    assert view_names(con) == every_view - {"elig_game_counts"}
+    con.execute("COMMENT ON VIEW audit_findings IS 'an older release'")
+    con.close()
+
+    con = store.connect(db)  # another fingerprint: the views are made again
+    assert view_names(con) == every_view
+    con.execute("DROP VIEW elig_game_counts")
+    con.execute("DROP VIEW audit_findings")
+    con.close()
+
+    con = store.connect(db)  # no fingerprint at all
+    try:
+        assert view_names(con) == every_view
+        assert con.execute(store.sql("queries/schema_fingerprint"), ["audit_findings"]).fetchall() == [(fingerprint,)]
+    finally:
+        con.close()
+
+
+def test_the_fingerprint_changes_with_any_sql_file_migrate_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sql_fingerprint reads sql/schema, sql/migrations, sql/views and sql/audits by name and text:
+    one changed byte in a view gives another fingerprint, and so does a renamed audit file."""
+    copy = tmp_path / "sql"
+    shutil.copytree(store.SQL_DIR, copy)
+    monkeypatch.setattr(store, "SQL_DIR", copy)
+    store.sql_fingerprint.cache_clear()
+    try:
+        base = store.sql_fingerprint()
+        view = copy / "views" / "elig_game_counts.sql"
+        view.write_text(view.read_text(encoding="utf-8") + " ", encoding="utf-8")
+        store.sql_fingerprint.cache_clear()
+        changed = store.sql_fingerprint()
+        audit = sorted((copy / "audits").glob("*.sql"))[0]
+        audit.rename(audit.with_name("z_" + audit.name))
+        store.sql_fingerprint.cache_clear()
+        renamed = store.sql_fingerprint()
+    finally:
+        store.sql_fingerprint.cache_clear()
+    assert len({base, changed, renamed}) == 3
