@@ -45,7 +45,7 @@ def skeleton_at(tmp_path: Path, games_per_s: float) -> Path:
     toml = copy_skeleton(tmp_path) / "tournament.toml"
     text = toml.read_text(encoding="utf-8")
     toml.write_text(
-        text.replace('replay_data = "lichess"', f'replay_data = "lichess"\nreplay_games_per_s = {games_per_s}'),
+        re.sub(r"replay_games_per_s = \S+", f"replay_games_per_s = {games_per_s}", text, count=1),
         encoding="utf-8",
     )
     return toml

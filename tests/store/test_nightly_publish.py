@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -135,7 +136,7 @@ def test_kill_9_mid_run_leaves_the_published_file_and_the_next_run_completes(
     from flows.nightly import nightly
 
     toml = skeleton.read_text(encoding="utf-8")
-    throttled = toml.replace('replay_data = "lichess"', 'replay_data = "lichess"\nreplay_games_per_s = 6')
+    throttled = re.sub(r"replay_games_per_s = \S+", "replay_games_per_s = 6", toml, count=1)
     skeleton.write_text(throttled, encoding="utf-8")  # 74 game lines at 6 a second: slow enough to be caught
     cfg = load_config(skeleton)
     nightly(config_path=str(skeleton), now="2026-03-02T03:00:00Z")  # before round 1: the killed runs fetch it all
