@@ -49,6 +49,8 @@ DEMO_READERS = frozenset(
         "tests/domain/test_rd.py::test_team_cap_5_error_bounds_on_the_suite_demo",
         "tests/domain/test_rd.py::test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table",
         "tests/domain/test_rd.py::test_nightly_estimates_resume_and_equal_one_run_over_all_games",
+        "tests/sim/test_demo_seeds.py::test_planted_facts_hold_for_every_seed",
+        "tests/sim/test_demo_seeds.py::test_team_comp_6_note_states_the_audited_ratings",
         "tests/stages/test_audits_demo.py::test_every_planted_audit_violation_is_found",
         "tests/stages/test_audits_demo.py::test_every_error_is_planted_and_no_trap_is_one",
         "tests/stages/test_audits_demo.py::test_acwc_seeds_follow_acwc_seed_1",
