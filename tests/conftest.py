@@ -5,11 +5,11 @@ test module imports it: a temporary PREFECT_HOME per pytest run (no cache record
 the next run), telemetry off, a generous ephemeral-server start-up timeout for two busy cores.
 
 The suite runs on every core (pyproject's addopts: `-n auto`, pytest-xdist). What costs most is
-built once per run and shared read-only: the default demo and its audit (`default_demo`,
-`audited`), a small demo (`small_demo_source`) and a 10-team demo (`ten_team_demo_source`), each
-under a file lock in the run's shared temp folder so that two workers never build the same one.
-A test that writes into a shared demo works on its own copy. Each worker starts one Prefect test
-server (`prefect_api_url`).
+built once per run and shared read-only: the suite's demo and its audit (`suite_demo`, `audited`:
+the default seed with the least history the rules allow), a small demo (`small_demo_source`) and
+a 10-team demo (`ten_team_demo_source`), each under a file lock in the run's shared temp folder so
+that two workers never build the same one. A test that writes into a shared demo works on its own
+copy. Each worker starts one Prefect test server (`prefect_api_url`).
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ SKELETON = DATA / "skeleton"
 
 # How pytest-xdist shares out the work (pyproject: `-n auto --dist loadscope --no-loadscope-reorder`).
 # A unit of work is a test module (its module fixtures are built once, on one worker), except that
-# the tests reading the default demo (the `default_demo` and `audited` session fixtures) are one
-# unit, "default-demo": one worker builds and audits the demo and runs them while the other
+# the tests reading the suite's demo (the `suite_demo` and `audited` session fixtures) are one
+# unit, "suite-demo": one worker builds and audits the demo and runs them while the other
 # worker runs everything else, instead of both waiting on the demo's lock. That unit is handed
 # out first (its tests are moved to the front), so no worker is left alone with it at the end.
 # The scheduler sees only test ids, so the readers are listed here; collection warns when the
@@ -46,10 +46,11 @@ SKELETON = DATA / "skeleton"
 DEMO_READERS = frozenset(
     {
         "tests/domain/test_placings.py::test_the_demo_placings_follow_its_bracket",
-        "tests/domain/test_rd.py::test_team_cap_5_error_bounds_on_the_default_demo",
+        "tests/domain/test_rd.py::test_team_cap_5_error_bounds_on_the_suite_demo",
         "tests/domain/test_rd.py::test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table",
         "tests/domain/test_rd.py::test_nightly_estimates_resume_and_equal_one_run_over_all_games",
-        "tests/sim/test_season.py::test_default_size_meets_the_floor",
+        "tests/sim/test_demo_seeds.py::test_planted_facts_hold_for_every_seed",
+        "tests/sim/test_demo_seeds.py::test_team_comp_6_note_states_the_audited_ratings",
         "tests/stages/test_audits_demo.py::test_every_planted_audit_violation_is_found",
         "tests/stages/test_audits_demo.py::test_every_error_is_planted_and_no_trap_is_one",
         "tests/stages/test_audits_demo.py::test_acwc_seeds_follow_acwc_seed_1",
@@ -62,26 +63,26 @@ DEMO_READERS = frozenset(
 
 
 def _unit(nodeid: str) -> str:
-    """The unit of work of a test id: "default-demo" for DEMO_READERS, else its module."""
+    """The unit of work of a test id: "suite-demo" for DEMO_READERS, else its module."""
     test = nodeid.split("[", 1)[0]
-    return "default-demo" if test in DEMO_READERS else nodeid.split("::", 1)[0]
+    return "suite-demo" if test in DEMO_READERS else nodeid.split("::", 1)[0]
 
 
-def _reads_default_demo(item: pytest.Item) -> bool:
+def _reads_suite_demo(item: pytest.Item) -> bool:
     fixtures = getattr(item, "_fixtureinfo", None)
     defs = fixtures.name2fixturedefs if fixtures else {}
-    return any(defs.get(name) and defs[name][-1].func.__module__ == __name__ for name in ("default_demo", "audited"))
+    return any(defs.get(name) and defs[name][-1].func.__module__ == __name__ for name in ("suite_demo", "audited"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if _reads_default_demo(item) != (_unit(item.nodeid) == "default-demo"):
+        if _reads_suite_demo(item) != (_unit(item.nodeid) == "suite-demo"):
             warnings.warn(
-                f"{item.nodeid.split('[', 1)[0]}: {'reads' if _reads_default_demo(item) else 'does not read'} "
-                "the default demo: update DEMO_READERS in tests/conftest.py (xdist runs the readers on one worker)",
+                f"{item.nodeid.split('[', 1)[0]}: {'reads' if _reads_suite_demo(item) else 'does not read'} "
+                "the suite's demo: update DEMO_READERS in tests/conftest.py (xdist runs the readers on one worker)",
                 stacklevel=1,
             )
-    items.sort(key=lambda item: _unit(item.nodeid) != "default-demo")
+    items.sort(key=lambda item: _unit(item.nodeid) != "suite-demo")
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
@@ -142,30 +143,35 @@ def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Call
         return json.loads(done.read_text(encoding="utf-8"))
 
 
-def _default_demo(folder: Path) -> Path:
+def _suite_demo(folder: Path) -> Path:
+    from demo_audit import SUITE_DEMO
+
     from pipeline.sim.season import build_season
 
-    build_season(folder / "demo")
+    build_season(folder / "demo", **SUITE_DEMO)
     return folder / "demo"
 
 
 @pytest.fixture(scope="session")
-def default_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The default demo (seed 2026, the one the README measures), built once per run (~100 s of
-    CPU; once across pytest-xdist workers) and shared: tests only read it (the `audited` fixture
-    writes its out/ folders, once)."""
-    return Path(_built_once(tmp_path_factory, "default-demo", _default_demo))
+def suite_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The suite's demo (demo_audit.SUITE_DEMO): the default seed, 2026, and 12 teams as the default
+    demo, with the least history the rules allow, 1000 rated games per player before registration
+    (TEAM-ELIG-2), and 8 ACWC players: 59 players and 83,040 games where the default demo has 91 and
+    ~186,000, the same 32 planted violations and 2 traps. Built once per run (~60 s of CPU; once
+    across pytest-xdist workers) and shared: tests only read it (the `audited` fixture writes its
+    out/ folders, once)."""
+    return Path(_built_once(tmp_path_factory, "suite-demo", _suite_demo))
 
 
 @pytest.fixture(scope="session")
-def audited(default_demo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Both events of the default demo ingested (from the in-process replay server), scored and
+def audited(suite_demo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Both events of the suite's demo ingested (from the in-process replay server), scored and
     audited as of 2026-11-29 in one recorded run each, once per pytest run (once across workers);
     returns their published databases by name (team, acwc). The audit tests and the docs' SQL
     examples read them."""
     from demo_audit import audit_demo
 
-    dbs = _built_once(tmp_path_factory, "default-demo-audited", lambda _: audit_demo(default_demo))
+    dbs = _built_once(tmp_path_factory, "suite-demo-audited", lambda _: audit_demo(suite_demo))
     return {name: Path(db) for name, db in dbs.items()}
 
 

@@ -331,11 +331,11 @@ def test_placings_view_and_csv_on_a_hand_built_world(tmp_path: Path) -> None:
     assert labelled(post, "Final", "T05", "T07") and labelled(post, "Bronze match", "T01", "T03")
 
 
-# --------------------------------------------------------------------------- the default demo
+# --------------------------------------------------------------------------- the suite's demo
 
 
-def test_the_demo_placings_follow_its_bracket(default_demo: Path, audited: dict[str, Path]) -> None:
-    """TEAM-FMT-1 / TEAM-KO-1 / ARM-1 on the default demo (12 teams: 4 qualify; the knockout stage
+def test_the_demo_placings_follow_its_bracket(suite_demo: Path, audited: dict[str, Path]) -> None:
+    """TEAM-FMT-1 / TEAM-KO-1 / ARM-1 on the suite's demo (12 teams: 4 qualify; the knockout stage
     is the semifinals, the final stage the final and the bronze match). The order is worked out
     here from the demo's own matches by the rule: the final is the final stage's match between the
     two semifinal winners (the bronze match between their losers, decided on armageddon); its
@@ -366,7 +366,7 @@ def test_the_demo_placings_follow_its_bracket(default_demo: Path, audited: dict[
     rest = [e for e, _ in swiss if e not in winners | losers]
     assert got == [(i, e, "final") for i, e in enumerate(top, 1)] + [(i, e, "swiss") for i, e in enumerate(rest, 5)]
 
-    cfg = load_config(default_demo / "tournament.toml")
+    cfg = load_config(suite_demo / "tournament.toml")
     export.export_stage(cfg)
     with (cfg.paths.exports / "placings.csv").open(newline="", encoding="utf-8") as f:
         assert [(int(r["place"]), r["entrant"]) for r in csv.DictReader(f)] == [(p, e) for p, e, _ in got]

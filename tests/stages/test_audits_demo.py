@@ -1,10 +1,11 @@
-"""The audits on the default demo: every violation PLANTED.csv lists under an
-audit rule is found (rule_id + subject); every error is a planted one, so no clean player or team
-gets an error; the look-alikes of TRAPS.csv (above the cap on only 2 days; a crossing at RD > 80,
-TEAM-CAP-3/5) produce none; each audit file, run verbatim on the published database in a fresh
-connection with another session time zone, gives exactly its rows of audit_findings; the ACWC
-demo's seeds follow ACWC-SEED-1. And the CLI: `antichess-td audit` prints the findings grouped
-by rule, writes audit_findings.csv, and `--fail-on-findings` exits 1 with errors, 0 without.
+"""The audits on the suite's demo (the default seed with the least history the rules allow, see
+conftest's `suite_demo`): every violation PLANTED.csv lists under an audit rule is found (rule_id
++ subject); every error is a planted one, so no clean player or team gets an error; the
+look-alikes of TRAPS.csv (above the cap on only 2 days; a crossing at RD > 80, TEAM-CAP-3/5)
+produce none; each audit file, run verbatim on the published database in a fresh connection with
+another session time zone, gives exactly its rows of audit_findings; the ACWC demo's seeds follow
+ACWC-SEED-1. And the CLI: `antichess-td audit` prints the findings grouped by rule, writes
+audit_findings.csv, and `--fail-on-findings` exits 1 with errors, 0 without.
 
 The demo is scored and audited once per session (the shared `audited` fixture of conftest)."""
 
@@ -18,30 +19,38 @@ from pathlib import Path
 import duckdb
 import pytest
 from audit_world import AuditWorld
-from demo_audit import errors_not_planted, findings, planted_audit_rows, planted_not_found, rows, trap_findings
+from demo_audit import (
+    SUITE_DEMO,
+    errors_not_planted,
+    findings,
+    planted_audit_rows,
+    planted_not_found,
+    rows,
+    trap_findings,
+)
 
 from pipeline.store import gateway
 
 
-def test_every_planted_audit_violation_is_found(default_demo: Path, audited: dict[str, Path]) -> None:
-    assert len(planted_audit_rows(default_demo)) >= 20
-    assert planted_not_found(default_demo, findings(audited)) == []
+def test_every_planted_audit_violation_is_found(suite_demo: Path, audited: dict[str, Path]) -> None:
+    assert len(planted_audit_rows(suite_demo)) >= 20
+    assert planted_not_found(suite_demo, findings(audited)) == []
 
 
-def test_every_error_is_planted_and_no_trap_is_one(default_demo: Path, audited: dict[str, Path]) -> None:
+def test_every_error_is_planted_and_no_trap_is_one(suite_demo: Path, audited: dict[str, Path]) -> None:
     """No player or team outside PLANTED.csv gets an error, nor one for a rule not planted on it;
     the TRAPS (TEAM-CAP-3: 2 days; TEAM-CAP-5: a crossing at RD > 80) give evidence only."""
     found = findings(audited)
     assert any(severity == "error" for _, severity, _, _ in found)
-    assert errors_not_planted(default_demo, found) == set()
-    assert {t["rule_id"] for t in rows(default_demo / "TRAPS.csv")} == {"TEAM-CAP-3", "TEAM-CAP-5"}
-    trap_rows = trap_findings(default_demo, found)
+    assert errors_not_planted(suite_demo, found) == set()
+    assert {t["rule_id"] for t in rows(suite_demo / "TRAPS.csv")} == {"TEAM-CAP-3", "TEAM-CAP-5"}
+    trap_rows = trap_findings(suite_demo, found)
     assert ("TEAM-CAP-5", "info") in trap_rows and all(severity == "info" for _, severity in trap_rows)
 
 
 def test_acwc_seeds_follow_acwc_seed_1(audited: dict[str, Path]) -> None:
     """ACWC-SEED-1: players.csv's seeds (the demo computes them from the intraday ratings) match the
-    seeding view for every player: no ACWC-SEED-1 finding."""
+    seeding view for every player (the suite's demo has 8): no ACWC-SEED-1 finding."""
     con = duckdb.connect(str(audited["acwc"]), read_only=True)
     try:
         seeded = con.sql(
@@ -51,7 +60,7 @@ def test_acwc_seeds_follow_acwc_seed_1(audited: dict[str, Path]) -> None:
         total = con.sql("SELECT count(*) FROM players").fetchall()[0][0]
     finally:
         con.close()
-    assert seeded == total == 40
+    assert seeded == total == SUITE_DEMO["acwc_players"] == 8
     assert [f for f in findings(audited) if f[0] == "ACWC-SEED-1"] == []
 
 

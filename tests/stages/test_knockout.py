@@ -325,21 +325,21 @@ def test_team_fmt_1_rounds_that_contradict_the_teams_are_a_run_error(tmp_path) -
         con.close()
 
 
-def test_team_fmt_1_the_demo_twelve_teams_need_no_rounds_in_the_config(default_demo, tmp_path) -> None:
+def test_team_fmt_1_the_demo_twelve_teams_need_no_rounds_in_the_config(suite_demo, tmp_path) -> None:
     """TEAM-FMT-1 on the demo's 12 teams: 4 qualify, so 1 knockout round; its tournament.toml sets
     `rounds = 1` (it agrees), and without the line the rounds follow the teams: the pairings.csv
     with its knockout round 1 validates and the bracket is the same."""
     from pipeline.inputs.config import load_config
     from pipeline.stages import context
 
-    toml = (default_demo / "tournament.toml").read_text(encoding="utf-8")
-    cfg = load_config(default_demo / "tournament.toml")
+    toml = (suite_demo / "tournament.toml").read_text(encoding="utf-8")
+    cfg = load_config(suite_demo / "tournament.toml")
     teams = len(context.read_inputs(cfg).roster.entrants)
     assert teams == 12 and cfg.stage("knockout").rounds_given and context.bracket_size(cfg, teams) == (1, None)
     bare = tmp_path / "tournament.toml"  # the demo's config without the line, its paths made absolute
     toml = re.sub(
         r'^(replay_data|teams|pairings|database|exports|overrides) = "(.*)"',
-        lambda mt: f'{mt[1]} = "{(default_demo / mt[2]).as_posix()}"',
+        lambda mt: f'{mt[1]} = "{(suite_demo / mt[2]).as_posix()}"',
         toml,
         flags=re.M,
     )
