@@ -25,8 +25,8 @@ Finding = tuple[str, str, str, str]  # rule_id, severity, subject, team ('' for 
 # qualify), the fewest history games TEAM-ELIG-2 allows (1000 before registration: the generator
 # then checks every clean player meets TEAM-ELIG-2/3) and 8 ACWC players (5 rounds, ACWC-Q-1)
 # instead of 1000-5000 and 40: 59 players and 83,040 games instead of 91 and ~189,000, with the
-# same 32 planted violations and 2 traps. Building and auditing it took 279 s in one process on the
-# busy 2-core machine, where the default demo took 490 s.
+# same 32 planted violations and 2 traps. Building and auditing it took 149 s in one process on the
+# 2-core machine (load below 1), where the default demo took 287 s.
 SUITE_DEMO: dict[str, Any] = {"seed": 2026, "teams": 12, "games": (1000, 1000), "acwc_players": 8}
 
 
