@@ -94,3 +94,9 @@ def write_text(path: Path, text: str) -> None:
     """Atomically, like write_csv."""
     with _atomic(path) as fd, os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Atomically, like write_csv (the charts)."""
+    with _atomic(path) as fd, os.fdopen(fd, "wb") as f:
+        f.write(data)

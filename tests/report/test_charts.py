@@ -1,0 +1,67 @@
+"""The board-4 cap charts (TEAM-CAP-1..5) are drawn again only when what they show changed: each
+PNG records a digest of its inputs in a text chunk (pipeline/report/charts.py), and a night whose
+chart inputs are the same leaves the file as it is (drawing one costs about 0.4 s)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from PIL import Image
+
+from pipeline.report import charts
+
+T0 = dt.datetime(2025, 1, 5, 12, tzinfo=dt.UTC)
+POINTS = [(T0 + dt.timedelta(days=i), 2150 + (i * 7) % 60) for i in range(30)]
+CROSSINGS = [(T0 + dt.timedelta(days=7), 2201, 116.0, False)]
+SINCE = dt.date(2025, 1, 1)
+
+
+def stamp(path: Path) -> tuple[int, int]:
+    """The file's inode and modification time: an atomic rewrite changes the inode."""
+    st = path.stat()
+    return st.st_ino, st.st_mtime_ns
+
+
+def test_the_png_records_the_digest_of_its_inputs(tmp_path: Path) -> None:
+    path = charts.write_cap_chart(tmp_path / "p.png", "Forkblitz-97", 2200, POINTS, CROSSINGS, SINCE)
+    digest = charts.chart_digest("Forkblitz-97", 2200, POINTS, CROSSINGS, SINCE)
+    assert charts.recorded_digest(path) == digest
+    with Image.open(path) as img:  # an independent PNG reader finds the same text chunk
+        assert img.text[charts.DIGEST_KEY] == digest  # type: ignore[attr-defined]
+        assert img.size == (1100, 506)
+
+
+def test_the_same_inputs_leave_the_chart_alone_and_a_change_redraws_it(tmp_path: Path) -> None:
+    path = charts.write_cap_chart(tmp_path / "p.png", "Forkblitz-97", 2200, POINTS, CROSSINGS, SINCE)
+    before = stamp(path)
+    charts.write_cap_chart(path, "Forkblitz-97", 2200, list(POINTS), list(CROSSINGS), SINCE)
+    assert stamp(path) == before
+    # TEAM-CAP-5: the crossing's RD estimate fell to 47, so it now counts: the chart changes
+    counted = [(T0 + dt.timedelta(days=7), 2201, 47.0, True)]
+    charts.write_cap_chart(path, "Forkblitz-97", 2200, POINTS, counted, SINCE)
+    assert stamp(path) != before
+    assert charts.recorded_digest(path) == charts.chart_digest("Forkblitz-97", 2200, POINTS, counted, SINCE)
+    for changed in (
+        ("Forkblitz-97", 2150, POINTS, counted, SINCE),  # another cap
+        ("Forkblitz-97", 2150, [*POINTS, (T0 + dt.timedelta(days=31), 2170)], counted, SINCE),  # a new game
+        ("Forkblitz-97", 2150, POINTS, counted, dt.date(2025, 1, 2)),  # another cap_since
+    ):
+        assert charts.chart_digest(*changed) != charts.recorded_digest(path)
+
+
+def test_a_file_without_a_digest_or_cut_short_is_drawn_again(tmp_path: Path) -> None:
+    path = tmp_path / "p.png"
+    charts.cap_figure("Forkblitz-97", 2200, POINTS, CROSSINGS, SINCE).savefig(path, format="png")
+    assert charts.recorded_digest(path) is None  # drawn without the text chunk
+    charts.write_cap_chart(path, "Forkblitz-97", 2200, POINTS, CROSSINGS, SINCE)
+    digest = charts.recorded_digest(path)
+    assert digest == charts.chart_digest("Forkblitz-97", 2200, POINTS, CROSSINGS, SINCE)
+    whole = path.read_bytes()
+    path.write_bytes(whole[:40])  # a copy cut short inside the header chunks
+    assert charts.recorded_digest(path) is None
+    charts.write_cap_chart(path, "Forkblitz-97", 2200, POINTS, CROSSINGS, SINCE)
+    assert path.read_bytes() == whole  # drawn again, byte for byte as before
+    path.write_bytes(b"not a png")
+    assert charts.recorded_digest(path) is None
+    assert charts.recorded_digest(tmp_path / "missing.png") is None
