@@ -40,7 +40,9 @@ SKELETON = DATA / "skeleton"
 # the tests reading the suite's demo (the `suite_demo` and `audited` session fixtures) are one
 # unit, "suite-demo": one worker builds and audits the demo and runs them while the other
 # worker runs everything else, instead of both waiting on the demo's lock. That unit is handed
-# out first (its tests are moved to the front), so no worker is left alone with it at the end.
+# out first (its tests are moved to the front), so no worker is left alone with it at the end;
+# the next longest units follow (FIRST_UNITS, longest first, as measured), so that the end of the
+# run is made of short modules that even the two workers out.
 # The scheduler sees only test ids, so the readers are listed here; collection warns when the
 # list and the fixtures disagree (a missing entry costs time, not correctness).
 DEMO_READERS = frozenset(
@@ -49,8 +51,8 @@ DEMO_READERS = frozenset(
         "tests/domain/test_rd.py::test_team_cap_5_error_bounds_on_the_suite_demo",
         "tests/domain/test_rd.py::test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table",
         "tests/domain/test_rd.py::test_nightly_estimates_resume_and_equal_one_run_over_all_games",
-        "tests/sim/test_demo_seeds.py::test_planted_facts_hold_for_every_seed",
-        "tests/sim/test_demo_seeds.py::test_team_comp_6_note_states_the_audited_ratings",
+        "tests/sim/test_demo_seeds.py::test_planted_facts_hold_for_the_suite_demo",
+        "tests/sim/test_demo_seeds.py::test_team_comp_6_note_states_the_audited_ratings_in_the_suite_demo",
         "tests/stages/test_audits_demo.py::test_every_planted_audit_violation_is_found",
         "tests/stages/test_audits_demo.py::test_every_error_is_planted_and_no_trap_is_one",
         "tests/stages/test_audits_demo.py::test_acwc_seeds_follow_acwc_seed_1",
@@ -60,6 +62,23 @@ DEMO_READERS = frozenset(
         "tests/test_docs.py::test_sql_example_returns_rows_on_the_demo",
     }
 )
+
+
+FIRST_UNITS = (
+    "suite-demo",  # build and audit the suite's demo, then its readers: about 230 s on one worker
+    "tests/sim/test_demo_seeds.py",  # builds and audits another seed: about 100 s
+    "tests/sim/test_replay_nights.py",
+    "tests/lichess/test_faults.py",
+    "tests/cli/test_run_output.py",
+    "tests/stages/test_rescore.py",
+    "tests/cli/test_init_check.py",
+    "tests/store/test_nightly_publish.py",
+)
+
+
+def _order(item: pytest.Item) -> int:
+    unit = _unit(item.nodeid)
+    return FIRST_UNITS.index(unit) if unit in FIRST_UNITS else len(FIRST_UNITS)
 
 
 def _unit(nodeid: str) -> str:
@@ -82,7 +101,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 "the suite's demo: update DEMO_READERS in tests/conftest.py (xdist runs the readers on one worker)",
                 stacklevel=1,
             )
-    items.sort(key=lambda item: _unit(item.nodeid) != "suite-demo")
+    items.sort(key=_order)  # stable: the other modules keep their order
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
