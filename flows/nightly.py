@@ -73,13 +73,13 @@ def score_task(config: Config, inputs: context.Inputs, now: dt.datetime) -> dict
 
 
 @task(name="audit", cache_policy=NO_CACHE)
-def audit_task(config: Config, inputs: context.Inputs, now: dt.datetime) -> dict[str, Any]:
-    return audit.audit_stage(config, inputs, now).summary()
+def audit_task(config: Config, inputs: context.Inputs, now: dt.datetime) -> audit.AuditReport:
+    return audit.audit_stage(config, inputs, now)
 
 
 @task(name="export", cache_policy=NO_CACHE)
-def export_task(config: Config) -> list[str]:
-    return [str(p) for p in export.export_stage(config)]
+def export_task(config: Config, findings: list[audit.Finding]) -> list[str]:
+    return [str(p) for p in export.export_stage(config, findings)]
 
 
 @task(name="publish", cache_policy=NO_CACHE)
@@ -125,11 +125,12 @@ def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
         run.done("score", scored, warnings=scored["notes"])
 
         run.stage("audit")
-        audited = audit_task(work, inputs, at)
+        report = audit_task(work, inputs, at)
+        audited = report.summary()
         run.done("audit", audited, warnings=audited["notes"])
 
         run.stage("export")
-        exported = export_task(work)
+        exported = export_task(work, report.findings)  # the audits are not evaluated again
         run.done("export", {"files": len(exported)})
 
         published = publish_task(run)

@@ -332,14 +332,15 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
     _say(record.summary_line(run.run_id, cfg.paths.database))
 
 
-def _refresh_exports(run: Any) -> str:
+def _refresh_exports(run: Any, findings: list[Any] | None = None) -> str:
     """After score or audit: every export rewritten from the working database about to be
     published (standings, results, round posts, findings, charts), so the files show a ruling as
-    soon as the database does. Returns the line for the terminal."""
+    soon as the database does; `findings`: the audit's just now, if one ran. Returns the line for
+    the terminal."""
     from pipeline.stages.export import export_stage
 
     run.stage("export")
-    written = export_stage(run.work)
+    written = export_stage(run.work, findings)
     run.done("export", {"files": len(written)})
     return f"exports: {len(written)} files refreshed in {run.config.paths.exports}"
 
@@ -365,7 +366,7 @@ def audit(
         run.stage("audit")
         report = audit_stage(run.work, inputs, at)
         run.done("audit", report.summary(), warnings=report.notes)
-        exported = _refresh_exports(run)
+        exported = _refresh_exports(run, report.findings)
     for line in audit_summary(report):
         _say(line)
     _say(exported)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,14 +22,17 @@ log = logging.getLogger(__name__)
 PLACINGS_COLUMNS = ("stage", "place", "entrant", "how")
 
 
-def export_stage(config: Config) -> list[Path]:
+def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None) -> list[Path]:
     """Per stage: standings_<stage>.csv (the table after the latest round; none for a knockout
     stage, whose order is in placings.csv), results_<stage>.csv (one row per board match: parts,
     totals, game links) and a Markdown post per round (round_<n>.md for the first stage,
     round_<stage>_<n>.md for the others, since every stage numbers its rounds from 1);
     audit_findings.csv once an audit has run (findings read what scoring wrote: a ruling can
     change them); then next_pairings.csv (the next stage's or round's pairings, when ready) and
-    placings.csv. What is in each file: pipeline/report/posts.py."""
+    placings.csv. What is in each file: pipeline/report/posts.py.
+
+    `findings`: those of an audit stage run just before on the same database (nightly and
+    `audit` pass theirs), so that the audits are not evaluated a second time; None reads them."""
     written = []
     con = gateway.connect(config.paths.database, read_only=True)
     try:
@@ -50,7 +54,8 @@ def export_stage(config: Config) -> list[Path]:
                 exports.write_text(path, round_post(con, config, stage, rnd, boards, labels))
                 written.append(path)
         if gateway.query(con, "queries/audit_has_run").item():
-            written.append(write_findings(config.paths.exports / "audit_findings.csv", audit.read_findings(con)))
+            found = audit.read_findings(con) if findings is None else list(findings)
+            written.append(write_findings(config.paths.exports / "audit_findings.csv", found))
         written += write_cap_charts(config, con)
         rows, notes = (
             pairing.next_knockout_pairings(config, con)

@@ -283,3 +283,22 @@ def test_score_and_audit_rewrite_every_export_they_change(tmp_path: Path) -> Non
         if r["rule_id"] == "TEAM-CONDUCT-3"
     ]
     assert conduct == [("error", "Amir", "Alphas")]
+
+
+def test_export_writes_the_findings_an_audit_just_read_else_reads_them(tmp_path: Path) -> None:
+    """nightly and `audit` hand the audit stage's findings to the export (the audits are not
+    evaluated twice); given none, the export reads them. Both ways give the same file, and the
+    findings handed over are the ones written."""
+    from pipeline.stages import audit, export
+
+    cfg, _ = run_skeleton(copy_skeleton(tmp_path))
+    report = audit.audit_stage(cfg, context.read_inputs(cfg), AFTER_ROUND_2)
+    path = cfg.paths.exports / "audit_findings.csv"
+    by_audit = path.read_bytes()
+    assert len(report.findings) >= 2 and len(rows(path)) == len(report.findings)
+    export.export_stage(cfg)
+    assert path.read_bytes() == by_audit
+    export.export_stage(cfg, report.findings[1:])
+    assert [r["rule_id"] for r in rows(path)] == [f.rule_id for f in report.findings[1:]]
+    export.export_stage(cfg, report.findings)
+    assert path.read_bytes() == by_audit
