@@ -270,9 +270,9 @@ def _info_range(opp: _Belief, rating_gap: float) -> tuple[float, float, float, f
     return g_lo, g_hi, _expected(1.0, min(gx)), _expected(1.0, max(gx))
 
 
-def _q_range(opp: _Belief, rating_gap: float) -> tuple[float, float]:
-    """Bounds of q = g^2 E (1 - E) over the same uncertainty."""
-    g_lo, g_hi, e_lo, e_hi = _info_range(opp, rating_gap)
+def _q_range(info: tuple[float, float, float, float]) -> tuple[float, float]:
+    """Bounds of q = g^2 E (1 - E) over the same uncertainty (`info`: :func:`_info_range`'s)."""
+    g_lo, g_hi, e_lo, e_hi = info
     ee = [e * (1 - e) for e in (e_lo, e_hi)]
     ee_max = 0.25 if e_lo <= 0.5 <= e_hi else max(ee)
     return g_lo * g_lo * min(ee), g_hi * g_hi * ee_max
@@ -316,13 +316,15 @@ def post_game_rd(change: float, score: float, rating_gap: float, opponent_rd: fl
     return _rd_from_change(abs(c), g, abs(surprise))
 
 
-def _measure(side: _Side, opp_rating: int, opp: _Belief, default_rd: float) -> tuple[_Belief | None, bool]:
+def _measure(
+    side: _Side, gap: float, info: tuple[float, float, float, float], opp: _Belief, default_rd: float
+) -> tuple[_Belief | None, bool]:
     """What this game's ratingDiff says of the post-game RD (unclamped): (belief or None, usable
-    for the point estimate). None: it bounds nothing (s - E may be 0, or a clamp hit)."""
+    for the point estimate). None: it bounds nothing (s - E may be 0, or a clamp hit). `gap`: the
+    side's rating less the opponent's; `info`: :func:`_info_range` of the opponent and `gap`."""
     if side.diff is None:
         return None, False
-    gap = float(side.rating - opp_rating)
-    g_lo, g_hi, e_lo, e_hi = _info_range(opp, gap)
+    g_lo, g_hi, e_lo, e_hi = info
     s_lo, s_hi = side.score - e_hi, side.score - e_lo
     if s_lo < MIN_SURPRISE and s_hi > -MIN_SURPRISE:
         return None, False  # s - E may be (near) 0: any RD explains the change
@@ -339,16 +341,19 @@ def _measure(side: _Side, opp_rating: int, opp: _Belief, default_rd: float) -> t
     c0 = abs(side.diff) / (GAIN_FACTOR if sign > 0 else 1.0)
     opp_rd, opp_sd = opp.point_or(default_rd), min(opp.sd, DEFAULT_OPPONENT_SD)
 
-    def rd_at(c_: float, gap_: float, orb: float) -> float:
-        g = _g(_clip(orb, opp.lo, opp.hi))
+    def rd_at(gap_: float, g: float) -> float:
         surprise = abs(side.score - _expected(g, gap_))
-        return _rd_from_change(c_, g, max(surprise, 1e-9))
+        return _rd_from_change(c0, g, max(surprise, 1e-9))
 
-    rd0 = rd_at(c0, gap, opp_rd)
+    def g_of(orb: float) -> float:
+        return _g(_clip(orb, opp.lo, opp.hi))
+
+    g0 = g_of(opp_rd)  # shared by the point and the rating-gap differences
+    rd0 = rd_at(gap, g0)
     sd_c = rd0 * (TRUNCATION_SD / (GAIN_FACTOR if sign > 0 else 1.0)) / (2 * c0)
     h = TRUNCATION_SD
-    sd_gap = abs(rd_at(c0, gap + h, opp_rd) - rd_at(c0, gap - h, opp_rd)) / 2
-    sd_opp = abs(rd_at(c0, gap, opp_rd + opp_sd) - rd_at(c0, gap, opp_rd - opp_sd)) / 2
+    sd_gap = abs(rd_at(gap + h, g0) - rd_at(gap - h, g0)) / 2
+    sd_opp = abs(rd_at(gap, g_of(opp_rd + opp_sd)) - rd_at(gap, g_of(opp_rd - opp_sd))) / 2
     sd = math.sqrt(sd_c * sd_c + sd_gap * sd_gap + sd_opp * sd_opp)
     return _Belief(lo, hi, _clip(rd0, lo, hi), sd), True
 
@@ -359,14 +364,15 @@ def _combine(
     """One side's post-game RD (unclamped) and pre-game RD after seeing this game, the method, and
     the pre-game RD this game's ratingDiff alone implies (None when it is not usable)."""
     gap = float(side.rating - opp_rating)
-    q_lo, q_hi = _q_range(opp, gap)
+    info = _info_range(opp, gap)  # read by both the q bounds and the measurement
+    q_lo, q_hi = _q_range(info)
     q0 = _q_point(opp.point_or(default_rd), gap)
     pred_lo, pred_hi = _post(prior_pre.lo, q_hi), _post(prior_pre.hi, q_lo)
     pred_rd = pred_sd = None
     if prior_pre.rd is not None:
         pred_rd = _post(prior_pre.rd, q0)
         pred_sd = prior_pre.sd * (pred_rd / prior_pre.rd) ** 3  # d post / d pre = (post / pre)^3
-    meas, usable = _measure(side, opp_rating, opp, default_rd)
+    meas, usable = _measure(side, gap, info, opp, default_rd)
     lo, hi = pred_lo, pred_hi
     if meas is not None:
         lo, hi = max(lo, meas.lo), min(hi, meas.hi)
