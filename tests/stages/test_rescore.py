@@ -10,7 +10,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -35,6 +37,27 @@ def night(rnd: int) -> dt.datetime:
 def demo(small_demo_source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the small demo (seed 11, 12 teams; conftest builds it once per run)."""
     return shutil.copytree(small_demo_source, tmp_path_factory.mktemp("rescore") / "demo")
+
+
+@pytest.fixture(scope="module")
+def scored_at(demo: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[int, Path], score.ScoreReport]:
+    """`scored_at(rnd, db)` writes to `db` the database of one night after swiss round `rnd`:
+    ingested and scored once on an empty database (built once per module and night, then copied,
+    since ingesting and verifying the small demo costs about 8 s). Returns that first score's
+    report."""
+    built: dict[int, tuple[Path, score.ScoreReport]] = {}
+    folder = tmp_path_factory.mktemp("nights")
+
+    def write(rnd: int, db: Path) -> score.ScoreReport:
+        if rnd not in built:
+            cfg = config(demo, folder / f"night-{rnd}.duckdb")
+            ingest(cfg, night(rnd))
+            built[rnd] = cfg.paths.database, score.score_stage(cfg, context.read_inputs(cfg), night(rnd))
+        source, report = built[rnd]
+        shutil.copy(source, db)
+        return report
+
+    return write
 
 
 def config(demo: Path, db: Path, **paths: Path) -> Config:
@@ -73,12 +96,11 @@ def rounds_paired(cfg: Config) -> int:
     return len({(p.stage, p.round) for p in context.read_inputs(cfg).pairings})
 
 
-def test_a_new_round_rescores_only_the_rounds_it_touches(demo: Path, tmp_path: Path) -> None:
+def test_a_new_round_rescores_only_the_rounds_it_touches(demo: Path, scored_at: Any, tmp_path: Path) -> None:
     """After round 3's night, round 4 and 5 arrive: the next night rescores those (and rounds
     whose margin reaches their games), not rounds 1-3, and equals a from-scratch run."""
     cfg = config(demo, tmp_path / "inc.duckdb")
-    ingest(cfg, night(3))
-    first = score.score_stage(cfg, context.read_inputs(cfg), night(3))
+    first = scored_at(3, cfg.paths.database)
     assert first.rescored_rounds == rounds_paired(cfg)  # nothing stored: every round is scored
     again = score.score_stage(cfg, context.read_inputs(cfg), night(3))
     assert again.rescored_rounds == 0 and again.verified == 0
@@ -94,12 +116,11 @@ def test_a_new_round_rescores_only_the_rounds_it_touches(demo: Path, tmp_path: P
     assert tables(cfg.paths.database) == from_scratch(cfg, night(5), tmp_path)
 
 
-def test_a_ruling_added_then_withdrawn_rescores_and_matches_scratch(demo: Path, tmp_path: Path) -> None:
+def test_a_ruling_added_then_withdrawn_rescores_and_matches_scratch(demo: Path, scored_at: Any, tmp_path: Path) -> None:
     """An exclude_game ruling on a counted round-2 game (TEAM-SCORE-1: it stops counting), then the
     ruling removed again: each night equals a from-scratch run with the same files."""
     cfg = config(demo, tmp_path / "inc.duckdb")
-    ingest(cfg, night(4))
-    score.score_stage(cfg, context.read_inputs(cfg), night(4))
+    scored_at(4, cfg.paths.database)
     con = duckdb.connect(str(cfg.paths.database), read_only=True)
     (gid,) = con.sql(
         "SELECT game_id FROM scored_match_games WHERE stage = 'swiss' AND round = 2 AND counted "
@@ -118,11 +139,10 @@ def test_a_ruling_added_then_withdrawn_rescores_and_matches_scratch(demo: Path, 
     assert tables(cfg.paths.database) == from_scratch(cfg, night(4), tmp_path)
 
 
-def test_a_changed_game_rescores_its_round(demo: Path, tmp_path: Path) -> None:
+def test_a_changed_game_rescores_its_round(demo: Path, scored_at: Any, tmp_path: Path) -> None:
     """A stored game's result changes (a re-fetch): its round is scored again and equals scratch."""
     cfg = config(demo, tmp_path / "inc.duckdb")
-    ingest(cfg, night(3))
-    score.score_stage(cfg, context.read_inputs(cfg), night(3))
+    scored_at(3, cfg.paths.database)
     con = duckdb.connect(str(cfg.paths.database))
     (gid,) = con.sql(
         "SELECT game_id FROM scored_match_games WHERE stage = 'swiss' AND round = 1 AND counted "
@@ -135,15 +155,14 @@ def test_a_changed_game_rescores_its_round(demo: Path, tmp_path: Path) -> None:
     assert tables(cfg.paths.database) == from_scratch(cfg, night(3), tmp_path)
 
 
-def test_a_window_closing_without_new_games_rescores(demo: Path, tmp_path: Path) -> None:
+def test_a_window_closing_without_new_games_rescores(demo: Path, scored_at: Any, tmp_path: Path) -> None:
     """Mid-round 4 some matches are pending; once the window has closed the scores stand as played
     (TEAM-FMT-3, TEAM-SCORE-3) although no game arrived, except where a board has no game at all:
     that match stays pending until the window's margin has passed too, and is unplayed after it
     (TEAM-SCORE-4: a 0-0 draw only by a TD ruling). Each of the two moments rescores the round
     and equals scratch. "Mid-round" is read from the data: a minute after the last round-4 match began."""
     probe = config(demo, tmp_path / "probe.duckdb")
-    ingest(probe, night(4))
-    score.score_stage(probe, context.read_inputs(probe), night(4))
+    scored_at(4, probe.paths.database)
     con = duckdb.connect(str(probe.paths.database), read_only=True)
     [(last_start,)] = con.sql(
         "SELECT max(first) FROM (SELECT min(created_at) AS first FROM scored_match_games "
