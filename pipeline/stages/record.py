@@ -167,6 +167,7 @@ def publish(run: Run) -> dict[str, Any]:
     with _records:  # an interrupt waits for the publish to end (or the publish does not start)
         _write(run, "ok", stage="publish", finished_at=_now())
         run.stage_now = "publish"
+        gateway.release(_work_database(run.config))  # the copy needs the working file closed
         counts = publishing.publish(_work_database(run.config), paths.database)
         run.published = True
     log.info("published %s (run %s)", paths.database, run.run_id)
@@ -201,8 +202,9 @@ def recorded(config: Config, command: str, as_of: dt.datetime, flow_run_id: str 
             _write(outer, "running", stage=outer.stage_now)
         yield outer
         return
-    with publishing.writer_lock(paths.work_database):
+    with publishing.writer_lock(paths.work_database), contextlib.ExitStack() as hold:
         publishing.ensure_work(paths.work_database, paths.database)
+        hold.enter_context(gateway.held(paths.work_database))  # released by publish
         run = _begin(config, command, as_of, flow_run_id)
         _active = run
         try:
