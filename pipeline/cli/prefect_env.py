@@ -6,6 +6,9 @@
 * Telemetry off: ``DO_NOT_TRACK=1``, ``PREFECT_SERVER_ANALYTICS_ENABLED=false``; with them a run
   makes no connection beyond loopback and the configured Lichess base URL.
 * The ephemeral server's first start takes 10-20 s on two cores (more under load): allow 120 s.
+* No block types registered at server start (``PREFECT_API_BLOCKS_REGISTER_ON_START=false``):
+  the nightly flow and ``serve`` use no blocks, and registering them cost about 5 s of every
+  fresh server's start (the quick start's first nightly, each test server).
 
 Values already in the environment win, so a TD (or a test) can point runs at a real
 ``prefect server start`` with ``PREFECT_API_URL``.
@@ -28,6 +31,7 @@ def configure(home: Path) -> None:
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
         "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
         "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
+        "PREFECT_API_BLOCKS_REGISTER_ON_START": "false",
     }
     for key, value in defaults.items():
         os.environ.setdefault(key, value)
@@ -49,6 +53,7 @@ def isolate(prefix: str) -> None:
             "PREFECT_SERVER_UI_ENABLED": "false",
             "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
             "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
+            "PREFECT_API_BLOCKS_REGISTER_ON_START": "false",
         }
     )
     os.environ.pop("PREFECT_API_URL", None)

@@ -352,3 +352,15 @@ def test_a_run_refused_at_validation_is_recorded_in_runs(tmp_path: Path) -> None
         (2, "score", "failed", "validate", message),
     ]
     assert sha256(cfg.paths.database) == good
+
+
+@pytest.mark.prefect
+def test_the_test_server_registers_no_block_types(prefect_api_url: str) -> None:
+    """pipeline/cli/prefect_env: PREFECT_API_BLOCKS_REGISTER_ON_START=false reaches the server the
+    runs use (here the suite's test server, started with isolate's environment): no block type is
+    registered, which Prefect otherwise does at every fresh server's start."""
+    import httpx
+
+    response = httpx.post(f"{prefect_api_url}/block_types/filter", json={}, timeout=30)
+    assert response.status_code == 200 and response.json() == []
+    assert os.environ["PREFECT_API_BLOCKS_REGISTER_ON_START"] == "false"
