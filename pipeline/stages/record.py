@@ -202,24 +202,24 @@ def recorded(config: Config, command: str, as_of: dt.datetime, flow_run_id: str 
             _write(outer, "running", stage=outer.stage_now)
         yield outer
         return
-    with publishing.writer_lock(paths.work_database), contextlib.ExitStack() as hold:
+    with publishing.writer_lock(paths.work_database):
         publishing.ensure_work(paths.work_database, paths.database)
-        hold.enter_context(gateway.held(paths.work_database))  # released by publish
-        run = _begin(config, command, as_of, flow_run_id)
-        _active = run
-        try:
-            yield run
-            if _status(run) == "running":
-                publish(run)
-        except BaseException as e:
-            stage = run.stage_now or _failed_stage(run)
-            with contextlib.suppress(Exception, Stopped):  # the error itself matters more than recording it
-                _write(run, "failed", stage=stage, error=_error_text(e), finished_at=_now())
-            if isinstance(e, Exception) and not (isinstance(e, InputError) and stage == "validate"):
-                e.add_note(failure_note(config, run.run_id, stage))
-            raise
-        finally:
-            _active = None
+        with gateway.held(paths.work_database):  # publish releases it earlier
+            run = _begin(config, command, as_of, flow_run_id)
+            _active = run
+            try:
+                yield run
+                if _status(run) == "running":
+                    publish(run)
+            except BaseException as e:
+                stage = run.stage_now or _failed_stage(run)
+                with contextlib.suppress(Exception, Stopped):  # the error itself matters more than recording it
+                    _write(run, "failed", stage=stage, error=_error_text(e), finished_at=_now())
+                if isinstance(e, Exception) and not (isinstance(e, InputError) and stage == "validate"):
+                    e.add_note(failure_note(config, run.run_id, stage))
+                raise
+            finally:
+                _active = None
 
 
 def interrupt(reason: str) -> str | None:
