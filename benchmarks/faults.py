@@ -24,6 +24,13 @@ each rerun counts in "runs" (back-to-back 5xx bursts join into 8 failures in a r
 seen in "wall", not in "time waited". "wall (undisturbed)": the scenario's runs against the
 undisturbed runs they are judged by (for the kills: killed runs and the rerun against one run).
 
+Then what the machine does (tests/machinekit.py, on the skeleton under the same Prefect server):
+the working database cut short at a seeded random byte, or deleted, between two nights (the
+next night moves the damaged file aside and starts from the published snapshot); the disk
+filling at a seeded random moment of a night (a 160 MB tmpfs; the scenario is left out, saying
+why, where none can be mounted), then the space freed and the night rerun; SIGTERM at seeded
+random moments (each run must end within 5 s), then rerun.
+
 The last line is exactly ``scenarios=N lost=L duplicated=D``.
 """
 
@@ -45,6 +52,7 @@ from pipeline.cli import prefect_env  # noqa: E402
 prefect_env.isolate("bench-faults-prefect-")
 
 import faultkit  # noqa: E402
+import machinekit  # noqa: E402
 
 from pipeline.sim import replay  # noqa: E402
 
@@ -64,6 +72,50 @@ HTTP_SCENARIOS = [
         lambda seed: replay.Faults(rate_stall=0.2, stall_s=1.0, seed=seed),
     ),
 ]
+
+
+def machine_scenarios(tmp_path: Path, api: str, seeds: int) -> list[faultkit.Outcome]:
+    """What the machine does (tests/machinekit.py): the working database cut short at a random
+    byte or deleted between two nights, the disk filling at a random moment of a night (on a small
+    tmpfs; left out, saying why, where none can be mounted), SIGTERM at random moments."""
+    import shutil
+
+    def skeleton(name: str) -> Path:
+        dest = tmp_path / name / "skeleton"
+        shutil.copytree(SKELETON, dest, ignore=shutil.ignore_patterns("out", "make_dataset.py"))
+        return dest
+
+    outcomes = []
+    for how, name in machinekit.DAMAGE_SCENARIOS.items():
+        total = faultkit.Outcome(name)
+        for seed in range(1, seeds + 1):
+            runs = tmp_path / f"{how}-{seed}-runs"
+            total.add(machinekit.damaged_work_scenario(skeleton(f"{how}-{seed}"), runs, api, seed, how).outcome)
+        outcomes.append(total)
+        print(f"  {name}: {total.wall_s:.1f} s", flush=True)
+    total = faultkit.Outcome("disk full at a random moment")
+    for seed in range(1, seeds + 1):
+        full = machinekit.disk_full_scenario(skeleton(f"full-{seed}"), tmp_path / f"full-{seed}-runs", api, seed)
+        if isinstance(full, str):
+            print(f"  disk full: left out: {full}", flush=True)
+            break
+        total.add(full.outcome)
+    else:
+        outcomes.append(total)
+        print(f"  {total.scenario}: {total.injected.get('disk full', 0)} runs hit it, {total.wall_s:.1f} s", flush=True)
+    total = faultkit.Outcome("SIGTERM at random moments, then rerun")
+    slowest = 0.0
+    for seed in range(1, seeds + 1):
+        out, stops = machinekit.term_nightly_scenario(skeleton(f"term-{seed}"), api, seed)
+        total.add(out)
+        slowest = max([slowest, *stops])
+    outcomes.append(total)
+    print(
+        f"  {total.scenario}: {total.injected.get('sigterm', 0)} stops, the slowest ended {slowest:.1f} s after "
+        f"its signal, {total.wall_s:.1f} s",
+        flush=True,
+    )
+    return outcomes
 
 
 def main() -> None:
@@ -120,6 +172,7 @@ def main() -> None:
                 f"  {name}: {total.injected.get('kill', 0)} kills in {total.runs} runs, {total.wall_s:.1f} s",
                 flush=True,
             )
+            outcomes += machine_scenarios(tmp_path, api, args.seeds)
 
     print()
     print(

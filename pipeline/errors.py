@@ -26,3 +26,36 @@ class InputError(TdError):
 
 class LichessError(TdError):
     """The Lichess API (or the replay server) could not give what was asked for."""
+
+
+class MachineError(TdError):
+    """The machine the run is on refused something: no space left, no permission to write, a
+    damaged database file, Prefect's server unavailable. Exit code 3, like Lichess failing."""
+
+
+class DiskFull(MachineError):
+    """No space left on the volume of ``path``; ``free_mb`` there, about ``needed_mb`` needed."""
+
+    def __init__(self, path: Path | str, free_mb: int, needed_mb: int | None) -> None:
+        self.path = str(path)
+        self.free_mb = free_mb
+        self.needed_mb = needed_mb
+        needs = f", the run needs about {needed_mb:,} MB" if needed_mb is not None else ""
+        super().__init__(f"no space left on {path} ({free_mb:,} MB free{needs})")
+
+
+class NoPermission(MachineError):
+    """The run may not write ``path`` (permissions, or a read-only file system)."""
+
+    def __init__(self, path: Path | str, what: str) -> None:
+        self.path = str(path)
+        super().__init__(f"no permission to write {path} ({what})")
+
+
+class DatabaseDamaged(MachineError):
+    """A DuckDB file that does not open whole (cut short, overwritten, not a database)."""
+
+    def __init__(self, path: Path | str, reason: str, remedy: str = "") -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"the database {path} is damaged ({reason}){'; ' + remedy if remedy else ''}")

@@ -23,11 +23,11 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
-from pipeline.errors import InputError, LichessError, TdError
+from pipeline.errors import DatabaseDamaged, InputError, LichessError, TdError
 from pipeline.inputs.config import load_config
 
 app = typer.Typer(
@@ -47,6 +47,8 @@ NowOpt = Annotated[
 ]
 
 log = logging.getLogger("antichess_td")
+
+REBUILT = "the next nightly run that succeeds replaces it with a new snapshot of the working database"
 
 
 def _now(text: str | None) -> dt.datetime:
@@ -387,7 +389,13 @@ def export(config: ConfigOpt) -> None:
             "key 'paths.database'",
             f"{cfg.paths.database} does not exist yet: run `antichess-td nightly` (or score) first",
         )
-    for p in export_stage(cfg):
+    try:
+        written = export_stage(cfg)
+    except DatabaseDamaged as e:
+        if Path(e.path) != cfg.paths.database:
+            raise
+        raise DatabaseDamaged(e.path, e.reason, REBUILT) from e
+    for p in written:
         _say(f"wrote {p}")
 
 
@@ -581,6 +589,7 @@ def main() -> None:
     from pipeline.cli import console
 
     console.setup_logging(verbose=False)  # the -v callback sets it again
+    logging.raiseExceptions = False  # a log file that cannot be written (a full disk) is not the run's error
     _stopper.enabled = True
     try:
         app()
@@ -592,21 +601,35 @@ def main() -> None:
         _fail(f"error: {e}", e, 3)
     except (SystemExit, typer.Exit):
         raise
+    except Exception as e:
+        from pipeline.store import health
+
+        machine = health.explain(e)
+        if machine is None:
+            _internal(e)
+        _fail(f"error: {machine}", e, 3)
     except BaseException as e:
         if _stopper.installed and not isinstance(e, Exception) and (_stopper.seen.is_set() or _stopper.seen.wait(1)):
             _stopper.wait()  # an interrupt: the watcher prints the closing line and ends the process
         if isinstance(e, KeyboardInterrupt):
             _fail("interrupted", e, 130)
-        where = console.log_file()
-        _fail(
-            f"error: internal error: {type(e).__name__}: {e} "
-            f"({'the traceback is in ' + str(where) if where else 'run again with -v for the traceback'})",
-            e,
-            4,
-        )
+        _internal(e)
 
 
-def _fail(message: str, e: BaseException, code: int) -> None:
+def _internal(e: BaseException) -> NoReturn:
+    """A bug: one line saying so and where the traceback is; exit 4."""
+    from pipeline.cli import console
+
+    where = console.log_file()
+    _fail(
+        f"error: internal error: {type(e).__name__}: {e} "
+        f"({'the traceback is in ' + str(where) if where else 'run again with -v for the traceback'})",
+        e,
+        4,
+    )
+
+
+def _fail(message: str, e: BaseException, code: int) -> NoReturn:
     """The error, then what the run record adds (which run failed, what stays published). The
     traceback goes to the log file (and to stderr with -v)."""
     from pipeline.cli import console

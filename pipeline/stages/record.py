@@ -1,12 +1,15 @@
 """The runs record: every command that writes the database runs inside :func:`recorded`.
 
-``recorded`` takes the working database's lock, starts the working copy if it is missing, marks
-runs that were killed before they could finish, opens a ``pipeline_runs`` row ('running'), and
-hands the block a :class:`Run` whose ``work`` config points every stage at the working database
+``recorded`` takes the working database's lock, starts the working copy if it is missing (or
+moves a damaged one aside first: ``publish.ensure_work``), marks runs that were killed before
+they could finish, opens a ``pipeline_runs`` row ('running'), refuses a run the machine has no
+room or permission for (``health.preflight``, recorded as failed), and hands the block a :class:`Run` whose ``work`` config points every stage at the working database
 (``paths.database`` = ``paths.work_database``). Stages record their counts with
 :meth:`Run.done`; :func:`publish` marks the run 'ok' and publishes the snapshot (the snapshot
 holds its own run as 'ok'). An exception anywhere marks the run 'failed' with the error, leaves
-the published file as it was, and goes on up with a note saying which snapshot TDs still see.
+the published file as it was, and goes on up with a note saying which snapshot TDs still see;
+an error that means the disk is full or a permission is missing (DuckDB's, SQLite's or the OS's
+words for it) goes up, and into ``runs``, as the :class:`~pipeline.errors.MachineError` it means.
 
 The CLI opens the run itself, before Prefect starts (so a second run is refused, and a refused or
 interrupted run recorded, within a second): the flow's ``recorded`` then adopts that run instead
@@ -30,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import InputError, TdError
+from pipeline.errors import DatabaseDamaged, InputError, TdError
 from pipeline.model import Config
-from pipeline.store import gateway
+from pipeline.store import gateway, health
 from pipeline.store import publish as publishing
 
 log = logging.getLogger(__name__)
@@ -164,6 +167,8 @@ def publish(run: Run) -> dict[str, Any]:
     """Mark the run 'ok' and publish the working database (the snapshot carries this run as 'ok').
     Returns the published path and its views' row counts."""
     paths = run.config.paths
+    run.stage_now = "publish"
+    health.check_room(_work_database(run.config), paths.database)  # the snapshot is a second copy
     with _records:  # an interrupt waits for the publish to end (or the publish does not start)
         _write(run, "ok", stage="publish", finished_at=_now())
         run.stage_now = "publish"
@@ -202,24 +207,49 @@ def recorded(config: Config, command: str, as_of: dt.datetime, flow_run_id: str 
             _write(outer, "running", stage=outer.stage_now)
         yield outer
         return
-    with publishing.writer_lock(paths.work_database):
-        publishing.ensure_work(paths.work_database, paths.database)
+    with _explained(paths.work_database, paths.database), publishing.writer_lock(paths.work_database):
+        started = publishing.ensure_work(paths.work_database, paths.database)
         with gateway.held(paths.work_database):  # publish releases it earlier
             run = _begin(config, command, as_of, flow_run_id)
+            run.warnings += started
             _active = run
             try:
+                health.preflight(paths.work_database, paths.database, [paths.exports])
                 yield run
                 if _status(run) == "running":
                     publish(run)
             except BaseException as e:
                 stage = run.stage_now or _failed_stage(run)
+                failure = _machine(e, paths.work_database, paths.database)
                 with contextlib.suppress(Exception, Stopped):  # the error itself matters more than recording it
-                    _write(run, "failed", stage=stage, error=_error_text(e), finished_at=_now())
-                if isinstance(e, Exception) and not (isinstance(e, InputError) and stage == "validate"):
-                    e.add_note(failure_note(config, run.run_id, stage))
+                    _write(run, "failed", stage=stage, error=_error_text(failure), finished_at=_now())
+                if isinstance(failure, Exception) and not (isinstance(failure, InputError) and stage == "validate"):
+                    failure.add_note(failure_note(config, run.run_id, stage))
+                if failure is not e:
+                    raise failure from e
                 raise
             finally:
                 _active = None
+
+
+def _machine(e: BaseException, work: Path, published: Path) -> BaseException:
+    """``e``, or the :class:`~pipeline.errors.MachineError` it means (no space, no permission)."""
+    if isinstance(e, TdError) or not isinstance(e, Exception):
+        return e
+    return health.explain(e, work, published) or e
+
+
+@contextlib.contextmanager
+def _explained(work: Path, published: Path) -> Iterator[None]:
+    """Errors before the run is recorded (taking the lock, starting the working copy) read as the
+    run's own do: a full disk or a missing permission is a :class:`~pipeline.errors.MachineError`."""
+    try:
+        yield
+    except Exception as e:
+        failure = _machine(e, work, published)
+        if failure is e:
+            raise
+        raise failure from e
 
 
 def interrupt(reason: str) -> str | None:
@@ -252,7 +282,10 @@ def _failed_stage(run: Run) -> str | None:
 def failure_note(config: Config, run_id: int, stage: str | None, how: str = "failed") -> str:
     """What a TD reads under the error: the run, where it failed, and what the published file holds."""
     where = f" in {stage}" if stage else ""
-    last = last_published_run(config.paths.database)
+    try:
+        last = last_published_run(config.paths.database)
+    except DatabaseDamaged:
+        return f"run {run_id} {how}{where}; the published {config.paths.database} is damaged: the next run that succeeds replaces it"
     if last is None:
         held = f"nothing is published at {config.paths.database} yet"
     else:

@@ -24,6 +24,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from pipeline.errors import DatabaseDamaged
 from pipeline.resources import SQL_DIR
 
 WRITABLE = frozenset(
@@ -198,7 +199,17 @@ def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnect
     path = Path(path)
     holder = _held.get(path.resolve())
     if read_only:
-        return holder.cursor() if holder is not None else duckdb.connect(str(path), read_only=True)
+        if holder is not None:
+            return holder.cursor()
+        try:
+            return duckdb.connect(str(path), read_only=True)
+        except duckdb.Error as e:
+            from pipeline.store import health
+
+            damaged = health.explain(e)
+            if isinstance(damaged, DatabaseDamaged):
+                raise damaged from e
+            raise
     path.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(path))
     migrate(con)

@@ -7,7 +7,8 @@ Files, beside ``paths.database`` (say ``out/team.duckdb``):
   opens it for writing. It is replaced whole, and only by a run that succeeded.
 * ``out/team.work.duckdb`` (``paths.work_database``) — the **working database**: the only file a
   run writes. It keeps everything between runs (cursors, raw payloads, verdicts); if it is lost,
-  the next run starts again from a copy of the published snapshot.
+  or found damaged (then kept as ``out/team.work.duckdb.corrupt-<UTC time>``), the next run starts
+  again from a copy of the published snapshot (:func:`ensure_work`).
 * ``out/team.work.duckdb.lock`` — held (``flock``) by the run writing the working database, with
   its pid: one writer per tournament; a second run stops at once with a clear message. The CLI
   takes it before anything slow is imported or started (Prefect); taking it again in the same
@@ -87,13 +88,40 @@ def writer_lock(work: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def ensure_work(work: Path, published: Path) -> None:
-    """A missing working database starts as a copy of the published snapshot (first run after an
-    upgrade, or the working file was deleted): nothing stored is fetched again."""
-    from pipeline.store import gateway
+def ensure_work(work: Path, published: Path) -> list[str]:
+    """Make the working database usable, saying how in the returned warnings (also logged).
 
-    if work.exists() or not published.exists():
-        return
+    * Present and whole: left alone (no warning).
+    * Damaged (``health.damage``: cut short, overwritten, not a database): moved aside as
+      ``<name>.corrupt-<UTC time>`` (never deleted), then treated as missing.
+    * Missing (first run after an upgrade, deleted, moved aside): a copy of the published snapshot,
+      so nothing stored is fetched again; what the snapshot lacks, the next ingest fetches from the
+      snapshot's cursors. With no usable snapshot either, the run starts from an empty database.
+
+    A damaged published snapshot is only reported: the run's publish replaces it."""
+    from pipeline.store import gateway, health
+
+    published_damage = health.damage(published) if published.exists() else None
+    usable = published.exists() and published_damage is None
+    warnings: list[str] = []
+    present = work.exists()
+    if present and (reason := health.damage(work)) is not None:
+        start = "a copy of the published snapshot" if usable else "an empty database: everything is fetched again"
+        aside = health.move_aside(work)
+        warnings.append(
+            f"the working database {work} is damaged ({reason}); moved it aside to {aside.name}; this run starts "
+            f"from {start}"
+        )
+    if published_damage is not None:
+        empty = "" if present else "; the working database is missing: this run starts from an empty one"
+        warnings.append(
+            f"the published database {published} is damaged ({published_damage}); this run replaces it when it "
+            f"publishes{empty}"
+        )
+    for line in warnings:
+        log.warning("%s", line)
+    if work.exists() or not usable:
+        return warnings
     log.info("no working database %s: starting from a copy of the published %s", work, published)
     work.parent.mkdir(parents=True, exist_ok=True)
     partial = work.with_name(f"{work.name}.tmp-{os.getpid()}")
@@ -103,6 +131,7 @@ def ensure_work(work: Path, published: Path) -> None:
         os.replace(partial, work)
     finally:
         partial.unlink(missing_ok=True)
+    return warnings
 
 
 def publish(work: Path, published: Path) -> dict[str, int]:
