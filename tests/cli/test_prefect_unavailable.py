@@ -17,10 +17,12 @@ from pathlib import Path
 import duckdb
 import faultkit
 import pytest
-from skeleton_kit import copy_skeleton
+from skeleton_kit import SKELETON, copy_skeleton
 from test_run_output import AFTER_ALL, cli, td_env
 
+from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
+from pipeline.sim import replay
 
 WITHOUT_PREFECT = "; this run goes on without Prefect (no flow run is recorded)"
 
@@ -172,3 +174,44 @@ def test_a_temporary_server_that_cannot_start_runs_the_same_nightly_without_pref
     [log] = (folder / "out" / "logs").glob("*-nightly-*.log")
     started = "Starting temporary server on http://127.0.0.1:" in log.read_text(encoding="utf-8")
     assert started == (plant is plant_unknown_migration)  # the planted files are found without starting one
+
+
+def test_without_prefect_a_fetch_that_lichess_failed_is_retried_as_under_prefect(skeleton: Path) -> None:
+    """The plain run keeps the flow's retries (flows.nightly.as_functions): with Lichess answering
+    502 to everything and no per-request retries configured, the first profile request fails the
+    batch, which runs again INGEST_RETRIES times: 1 + 2 = 3 requests, then the Lichess error
+    fails the run in ingest, recorded with the reason Prefect was not used."""
+    from flows.nightly import INGEST_RETRIES, nightly_without_prefect
+
+    toml = skeleton.read_text(encoding="utf-8")
+    down = replay.ReplayOptions(games_per_s=0, faults=replay.Faults(rate_5xx=1.0))
+    with replay.running(SKELETON / "lichess", options=down) as server:
+        skeleton.write_text(
+            toml.replace(
+                'replay_data = "lichess"', f'base_url = "{server.base_url}"\nmax_retries = 0\nbackoff_s = 0.05'
+            ),
+            encoding="utf-8",
+        )
+        with pytest.raises(LichessError) as e:
+            nightly_without_prefect(
+                str(skeleton), None, "Prefect's server at http://127.0.0.1:9/api is unavailable (test)"
+            )
+        served = dict(server.requests_by_kind)
+    assert sum(served.values()) == 1 + INGEST_RETRIES == 3, served
+    con = duckdb.connect(str(load_config(skeleton).paths.work_database), read_only=True)
+    try:
+        rows = con.sql(
+            "SELECT status, stage, error, flow_run_id, warnings, counts->>'$.start.prefect' FROM runs"
+        ).fetchall()
+    finally:
+        con.close()
+    assert rows == [
+        (
+            "failed",
+            "ingest",
+            str(e.value),
+            None,
+            ["Prefect's server at http://127.0.0.1:9/api is unavailable (test)" + WITHOUT_PREFECT],
+            "unavailable",
+        )
+    ]
