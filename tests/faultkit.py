@@ -370,7 +370,12 @@ def kill_nightly_scenario(
 
 # -- Prefect's server down (the real CLI in a subprocess)
 
-PREFECT_DOWN = ("refused", "silent", "503")  # nothing listens; a listener that never answers; /health answers 503
+PREFECT_DOWN = (
+    "refused",  # nothing listens on the port
+    "silent",  # a listener that accepts connections and never answers
+    "503",  # every request, /health too, answered 503
+    "broken",  # /health answers 200, the API 500 (its database failed after it started): seen when the flow starts
+)
 
 
 class DownPrefectServer:
@@ -398,10 +403,18 @@ class DownPrefectServer:
             self._closers.append(listener.close)
         else:
             listener.close()
+            kind = self.kind
 
             class Unavailable(http.server.BaseHTTPRequestHandler):
                 def do_GET(self) -> None:
-                    self.send_error(503, "database unavailable")
+                    if kind == "broken" and self.path.rstrip("/").endswith("/health"):
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", "4")
+                        self.end_headers()
+                        self.wfile.write(b"true")
+                    else:
+                        self.send_error(503 if kind == "503" else 500, "database unavailable")
 
                 do_POST = do_PATCH = do_PUT = do_DELETE = do_GET
 

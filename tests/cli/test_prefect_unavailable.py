@@ -111,6 +111,19 @@ def test_a_dead_server_at_prefect_api_url_runs_the_same_nightly_without_prefect(
     assert "Connection refused" in said
 
 
+@pytest.mark.prefect
+def test_a_server_whose_api_fails_after_health_answers_runs_the_same_nightly_without_prefect(
+    tmp_path: Path, reference: Path
+) -> None:
+    """PREFECT_API_URL names a server whose /health answers 200 but whose API answers 500 (its
+    database failed after it started): the flow fails before its body starts, and the same run
+    goes on without Prefect (the reason is Prefect's own error, matched by a pattern)."""
+    toml = copy_skeleton(tmp_path) / "tournament.toml"
+    with faultkit.DownPrefectServer("broken") as api:
+        proc = cli("nightly", "--config", str(toml), "--now", AFTER_ALL, env=td_env(PREFECT_API_URL=api))
+    check_ran_without_prefect(proc, toml, reference, re.compile(r"Prefect could not start the flow \(\w+: .+\)"))
+
+
 def plant_garbage_database(home: Path) -> str:
     home.mkdir(parents=True)
     (home / "prefect.db").write_bytes(b"not a database, a bad copy\n" * 1000)
