@@ -15,11 +15,23 @@ rulings fail at once. One progress display (``pipeline.cli.console.IngestProgres
 batches. Batches run one after another: Lichess asks for one download at a time
 (``lichess.concurrency`` allows 2, its limit, inside a batch), and that limit is per token,
 not per task.
+
+The flow's body is one plain function, :func:`run_nightly`, parametrised by how it calls a task
+(a :data:`TaskCall`): through Prefect (:func:`through_prefect`, the ``nightly`` flow) or as the
+plain function inside the task (:func:`as_functions`, with the same retries: a fetch that failed
+because Lichess did runs again up to ``INGEST_RETRIES`` times after :func:`retry_delay_s`,
+anything else fails at once). :func:`nightly_without_prefect` runs that body with no flow run,
+for when Prefect's server is unavailable (``antichess-td nightly`` decides, before the flow
+starts): the run is the same, and its record says it went on without Prefect.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -36,6 +48,8 @@ from pipeline.stages import audit, context, export, record, score
 from pipeline.stages.ingest import ingest_batch, ingest_watched, lichess_base_url, player_batches
 
 INGEST_RETRIES = 2
+
+log = logging.getLogger(__name__)
 
 
 def _lichess_failed(task: Any, task_run: Any, state: Any) -> bool:
@@ -93,12 +107,58 @@ def _flow_run_id() -> str | None:
     return str(flow_run.id) if flow_run.id else None
 
 
-@flow(name="antichess-nightly")
-def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
-    """Everything, in order. ``now`` (UTC ISO-8601) replays the season as it stood then."""
+TaskCall = Callable[..., Any]
+"""How the body calls a task: ``call(task, retry_delay_s, *args)`` returns the task's result;
+``retry_delay_s`` is None for a task that is never retried (only fetching is)."""
+
+BODY_STARTED = threading.Event()
+"""Set when the body starts: a flow call that failed before it did never ran a stage (Prefect
+itself failed, e.g. its server could not start), so the CLI may run the body without Prefect."""
+
+
+def through_prefect(task: Any, retry_delay_s: float | None, *args: Any) -> Any:
+    """A task run by Prefect (inside the ``nightly`` flow): fetching tasks with INGEST_RETRIES
+    retries after ``retry_delay_s``, on Lichess errors only (``_lichess_failed``)."""
+    if retry_delay_s is None:
+        return task(*args)
+    return task.with_options(retries=INGEST_RETRIES, retry_delay_seconds=retry_delay_s)(*args)
+
+
+def as_functions(task: Any, retry_delay_s: float | None, *args: Any) -> Any:
+    """The task's own function, without Prefect, with Prefect's retry semantics: a fetch that
+    raised LichessError runs again (from its cursors) up to INGEST_RETRIES times after
+    ``retry_delay_s``; any other error, or a task that is never retried, fails at once."""
+    attempt = 0
+    while True:
+        try:
+            return task.fn(*args)
+        except LichessError as e:
+            if retry_delay_s is None or attempt >= INGEST_RETRIES:
+                raise
+            attempt += 1
+            log.info("task %s failed (%s): retry %d/%d in %g s", task.name, e, attempt, INGEST_RETRIES, retry_delay_s)
+            time.sleep(retry_delay_s)
+
+
+def without_prefect_warning(reason: str) -> str:
+    """The warning a run without Prefect gives (stderr and ``runs.warnings``); ``reason``: why
+    Prefect's server is unavailable, e.g. "Prefect's server at <url> is unavailable (<why>)"."""
+    return f"{reason}; this run goes on without Prefect (no flow run is recorded)"
+
+
+def run_nightly(
+    config_path: str, now: str | None, call: TaskCall, flow_run_id: str | None, without_prefect: str | None = None
+) -> dict[str, Any]:
+    """The nightly run, whoever calls its tasks (see the module docstring); ``without_prefect``:
+    why Prefect is not used (recorded as the ``start`` stage's counts and a warning)."""
+    BODY_STARTED.set()
     config = load_config(Path(config_path))
     at = dt.datetime.fromisoformat(now.replace("Z", "+00:00")) if now else dt.datetime.now(dt.UTC)
-    with record.recorded(config, "nightly", at, flow_run_id=_flow_run_id()) as run:
+    with record.recorded(config, "nightly", at, flow_run_id=flow_run_id) as run:
+        if without_prefect is not None:
+            warning = without_prefect_warning(without_prefect)
+            log.warning("%s", warning)
+            run.done("start", {"prefect": "unavailable", "reason": without_prefect}, warnings=[warning])
         run.stage("validate")
         inputs = context.read_inputs(config)
         work = run.work
@@ -109,31 +169,27 @@ def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
             ingest_progress(len(inputs.player_ids()), replay_throttle(config)) as progress,
         ):
             batches = [
-                ingest_batch_task.with_options(retries=INGEST_RETRIES, retry_delay_seconds=delay_s)(
-                    work, inputs, base_url, at, players, progress
-                )
+                call(ingest_batch_task, delay_s, work, inputs, base_url, at, players, progress)
                 for players in player_batches(inputs)
             ]
-            watched = watch_task.with_options(retries=INGEST_RETRIES, retry_delay_seconds=delay_s)(
-                work, inputs, base_url, at, batches
-            )
+            watched = call(watch_task, delay_s, work, inputs, base_url, at, batches)
         ingested = ingest.merge_reports([*batches, watched]).summary()
         run.done("ingest", record.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"])
 
         run.stage("score")
-        scored = score_task(work, inputs, at)
+        scored = call(score_task, None, work, inputs, at)
         run.done("score", scored, warnings=scored["notes"])
 
         run.stage("audit")
-        report = audit_task(work, inputs, at)
+        report = call(audit_task, None, work, inputs, at)
         audited = report.summary()
         run.done("audit", audited, warnings=audited["notes"])
 
         run.stage("export")
-        exported = export_task(work, report.findings)  # the audits are not evaluated again
+        exported = call(export_task, None, work, report.findings)  # the audits are not evaluated again
         run.done("export", {"files": len(exported)})
 
-        published = publish_task(run)
+        published = call(publish_task, None, run)
     return {
         "run_id": run.run_id,
         "ingest": ingested,
@@ -142,6 +198,19 @@ def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
         "exports": exported,
         "published": published,
     }
+
+
+@flow(name="antichess-nightly")
+def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
+    """Everything, in order. ``now`` (UTC ISO-8601) replays the season as it stood then."""
+    return run_nightly(config_path, now, through_prefect, _flow_run_id())
+
+
+def nightly_without_prefect(config_path: str, now: str | None, reason: str) -> dict[str, Any]:
+    """The same run as the ``nightly`` flow, without Prefect: no flow run (``flow_run_id`` None),
+    the tasks' functions called in order with the same retries; ``reason`` (why Prefect's server
+    is unavailable) goes to the run's warnings and to ``runs.counts.start``."""
+    return run_nightly(config_path, now, as_functions, None, without_prefect=reason)
 
 
 def deployment_options(config: Config, config_path: Path) -> dict[str, Any]:

@@ -366,3 +366,106 @@ def kill_nightly_scenario(
         load_config(clean).paths.database, load_config(killed).paths.database, second_night_ok=True
     )
     return out, n_killed
+
+
+# -- Prefect's server down (the real CLI in a subprocess)
+
+PREFECT_DOWN = (
+    "refused",  # nothing listens on the port
+    "silent",  # a listener that accepts connections and never answers
+    "503",  # every request, /health too, answered 503
+    "broken",  # /health answers 200, the API 500 (its database failed after it started): seen when the flow starts
+)
+
+
+class DownPrefectServer:
+    """``with DownPrefectServer(kind) as api_url``: a Prefect API URL on 127.0.0.1 whose server is
+    down in the way `kind` says (PREFECT_DOWN), for the block."""
+
+    def __init__(self, kind: str) -> None:
+        if kind not in PREFECT_DOWN:
+            raise ValueError(f"{kind!r}: expected one of {', '.join(PREFECT_DOWN)}")
+        self.kind = kind
+        self._closers: list = []
+
+    def __enter__(self) -> str:
+        import http.server
+        import socket
+        import threading
+
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        if self.kind == "refused":  # the port was free a moment ago; nothing listens on it now
+            listener.close()
+        elif self.kind == "silent":  # connections complete in the backlog; nothing is read or answered
+            listener.listen(16)
+            self._closers.append(listener.close)
+        else:
+            listener.close()
+            kind = self.kind
+
+            class Unavailable(http.server.BaseHTTPRequestHandler):
+                def do_GET(self) -> None:
+                    if kind == "broken" and self.path.rstrip("/").endswith("/health"):
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", "4")
+                        self.end_headers()
+                        self.wfile.write(b"true")
+                    else:
+                        self.send_error(503 if kind == "503" else 500, "database unavailable")
+
+                do_POST = do_PATCH = do_PUT = do_DELETE = do_GET
+
+                def log_message(self, format: str, *args: object) -> None:
+                    pass
+
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Unavailable)
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            self._closers += [server.shutdown, server.server_close]
+        return f"http://127.0.0.1:{port}/api"
+
+    def __exit__(self, *exc: object) -> None:
+        for close in self._closers:
+            close()
+
+
+def prefect_down_scenario(
+    skeleton_dir: Path,
+    prefect_api_url: str,
+    seed: int,
+    down: str | None = None,
+    now: str = "2026-03-18T03:00:00Z",
+) -> Outcome:
+    """`antichess-td nightly` with PREFECT_API_URL at a Prefect server that is down (`down`, else
+    drawn from PREFECT_DOWN by `seed`): the run goes on without Prefect (exit 0; the run record
+    says so, no flow run) and its published snapshot is judged against an undisturbed nightly's
+    under the Prefect server at `prefect_api_url`."""
+    from pipeline.inputs.config import load_config
+
+    kind = down or random.Random(seed).choice(PREFECT_DOWN)
+    dataset = replay.Dataset.load(skeleton_dir / "lichess")
+    at = dt.datetime.fromisoformat(now.replace("Z", "+00:00"))
+    with replay.running(dataset, now=at, options=replay.ReplayOptions(games_per_s=0)) as server:
+        clean, disturbed = nightly_configs(skeleton_dir, server.base_url)
+        cmd = [sys.executable, "-m", "pipeline", "nightly", "--now", now, "--config"]
+        duration = timed_run([*cmd, str(clean)], _env(prefect_api_url))
+        reference = server.requests_served
+        with DownPrefectServer(kind) as dead:
+            wall = timed_run([*cmd, str(disturbed)], _env(dead))
+        served = server.requests_served - reference
+    published = load_config(disturbed).paths.database
+    con = gateway.connect(published, read_only=True)
+    try:
+        [(flow_run_id, prefect)] = con.execute("SELECT flow_run_id, counts->>'$.start.prefect' FROM runs").fetchall()
+    finally:
+        con.close()
+    if (flow_run_id, prefect) != (None, "unavailable"):
+        raise AssertionError(f"the run did not go on without Prefect: flow run {flow_run_id}, counts.start {prefect}")
+    out = Outcome(
+        "Prefect server down", runs=1, extra_requests=served - reference, wall_s=wall, reference_wall_s=duration
+    )
+    out.injected = {f"prefect {kind}": 1}
+    out.lost, out.duplicated, out.differing_tables = judge(load_config(clean).paths.database, published)
+    return out

@@ -240,8 +240,10 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
     """Everything, in order, as a Prefect flow: ingest, link and score, rank, audit, export, publish.
 
     Writes the working database only; replaces the published database (paths.database) at the
-    end, when every stage succeeded."""
-    from pipeline.cli import console, prefect_env
+    end, when every stage succeeded. When Prefect's server is unavailable (PREFECT_API_URL names
+    one that does not answer, or Prefect's temporary server cannot start), the same run goes on
+    without Prefect, with one warning (recorded in runs)."""
+    from pipeline.cli import console
 
     cfg = load_config(config)
     at = _now(now)
@@ -249,16 +251,60 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
     with _writing(cfg, "nightly", at) as (run, _inputs):
         run.stage("start")
         assert cfg.paths.prefect_home is not None
-        prefect_env.configure(cfg.paths.prefect_home)
-        from flows.nightly import nightly as nightly_flow
+        unavailable = _prefect_unavailable(cfg.paths.prefect_home)
+        import flows.nightly as flows_nightly
 
         console.quiet_prefect()
-        result = nightly_flow(config_path=str(config), now=now)
+        if unavailable is None:
+            flows_nightly.BODY_STARTED.clear()
+            try:
+                result = flows_nightly.nightly(config_path=str(config), now=now)
+            except Exception as e:
+                if flows_nightly.BODY_STARTED.is_set():
+                    raise
+                log.info("Prefect failed before the flow started", exc_info=e, extra={"file_only": True})
+                unavailable = f"Prefect could not start the flow ({_first_line(e)})"
+        if unavailable is not None:
+            result = flows_nightly.nightly_without_prefect(str(config), now, unavailable)
     from pipeline.stages import record
 
     _summary(result)
     _print_standings(cfg)
     _say(record.summary_line(result["run_id"], cfg.paths.database))
+
+
+def _prefect_unavailable(home: Path) -> str | None:
+    """Why Prefect's server cannot serve this nightly run (None: it can), decided within seconds
+    before the flow starts: the server PREFECT_API_URL names (the environment or Prefect's
+    profile) does not answer /health; or, without one, Prefect's temporary server cannot use its
+    home (not writable, a prefect.db that is not a healthy SQLite file) or stops while starting.
+    Leaves Prefect imported, its loggers writing through ours."""
+    from pipeline.cli import console, prefect_env
+
+    try:
+        prefect_env.configure(home)
+    except OSError as e:
+        return f"Prefect's home {os.environ['PREFECT_HOME']} cannot be created ({e.strerror or e})"
+    from prefect.settings import get_current_settings
+
+    settings = get_current_settings()
+    console.quiet_prefect()
+    if settings.api.url:
+        problem = _prefect_server_problem(settings.api.url)
+        return None if problem is None else f"Prefect's server at {settings.api.url} is unavailable ({problem})"
+    url = settings.server.database.connection_url
+    database = prefect_env.sqlite_database(url.get_secret_value()) if url else Path(settings.home) / "prefect.db"
+    problem = prefect_env.home_problem(Path(settings.home), database)
+    if problem is None:
+        problem = prefect_env.start_temporary_server(console.log_file())
+        console.quiet_prefect()
+    return None if problem is None else f"Prefect's temporary server cannot start ({problem})"
+
+
+def _first_line(e: BaseException) -> str:
+    lines = str(e).strip().splitlines()
+    text = f"{type(e).__name__}: {lines[0]}" if lines else type(e).__name__
+    return text if len(text) <= 300 else text[:299] + "…"
 
 
 def _print_standings(cfg: Any) -> None:
@@ -432,17 +478,24 @@ def serve(config: ConfigOpt) -> None:
 
 
 def _check_prefect_server(api: str) -> None:
-    import httpx
-
-    try:
-        ok = httpx.get(api.rstrip("/") + "/health", timeout=5).status_code == 200
-    except httpx.HTTPError:
-        ok = False
-    if not ok:
+    if _prefect_server_problem(api) is not None:
         raise TdError(
             f"no Prefect server answers at {api}: start one with `prefect server start` "
             '(see the README, "Schedule it"), or set PREFECT_API_URL to yours'
         )
+
+
+def _prefect_server_problem(api: str, timeout_s: float = 5) -> str | None:
+    """Why the Prefect server at `api` is unavailable (None: its /health answers 200 within `timeout_s`)."""
+    import httpx
+
+    try:
+        status = httpx.get(api.rstrip("/") + "/health", timeout=timeout_s).status_code
+    except httpx.TimeoutException:
+        return f"no answer within {timeout_s:g} s"
+    except httpx.HTTPError as e:
+        return str(e) or type(e).__name__
+    return None if status == 200 else f"/health answered HTTP {status}"
 
 
 @app.command("replay-server")

@@ -215,3 +215,17 @@ def test_replay_server_cli_serves_5xx_bursts(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.mark.prefect
+def test_prefect_server_down_nightly_goes_on_without_prefect_and_publishes_the_undisturbed_data(
+    skeleton: Path, prefect_api_url: str
+) -> None:
+    """`antichess-td nightly` with PREFECT_API_URL at a server that accepts connections and never
+    answers (seed 1 draws "silent"; tests/cli/test_prefect_unavailable.py has a refused port and a
+    server whose API fails): its /health times out, the run goes on without Prefect (no flow run;
+    the record says so) and publishes every table of an undisturbed nightly under Prefect, row for
+    row."""
+    out = faultkit.prefect_down_scenario(skeleton.parent, prefect_api_url, seed=1)
+    assert out.injected == {"prefect silent": 1}
+    assert (out.runs, out.lost, out.duplicated, out.differing_tables) == (1, 0, 0, [])
