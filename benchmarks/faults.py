@@ -29,7 +29,8 @@ the working database cut short at a seeded random byte, or deleted, between two 
 next night moves the damaged file aside and starts from the published snapshot); the disk
 filling at a seeded random moment of a night (a 160 MB tmpfs; the scenario is left out, saying
 why, where none can be mounted), then the space freed and the night rerun; SIGTERM at seeded
-random moments (each run must end within 5 s), then rerun.
+random moments (each run must end within 5 s), then rerun; Prefect's server unavailable (refused,
+silent, answering 503, or healthy but failing: the nightly goes on without Prefect).
 
 The last line is exactly ``scenarios=N lost=L duplicated=D``.
 """
@@ -37,6 +38,7 @@ The last line is exactly ``scenarios=N lost=L duplicated=D``.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import time
@@ -78,7 +80,6 @@ def machine_scenarios(tmp_path: Path, api: str, seeds: int) -> list[faultkit.Out
     """What the machine does (tests/machinekit.py): the working database cut short at a random
     byte or deleted between two nights, the disk filling at a random moment of a night (on a small
     tmpfs; left out, saying why, where none can be mounted), SIGTERM at random moments."""
-    import shutil
 
     def skeleton(name: str) -> Path:
         dest = tmp_path / name / "skeleton"
@@ -161,8 +162,6 @@ def main() -> None:
             name = "kill -9 of nightly, then rerun"
             total = faultkit.Outcome(name)
             for seed in range(1, args.seeds + 1):
-                import shutil
-
                 sk = tmp_path / f"kill-nightly-{seed}" / "skeleton"
                 shutil.copytree(SKELETON, sk, ignore=shutil.ignore_patterns("out", "make_dataset.py"))
                 out, _ = faultkit.kill_nightly_scenario(sk, api, seed, kills=args.kills)
@@ -173,6 +172,14 @@ def main() -> None:
                 flush=True,
             )
             outcomes += machine_scenarios(tmp_path, api, args.seeds)
+            name = "Prefect's server unavailable"
+            total = faultkit.Outcome(name)
+            for seed in range(1, args.seeds + 1):
+                sk = tmp_path / f"prefect-down-{seed}" / "skeleton"
+                shutil.copytree(SKELETON, sk, ignore=shutil.ignore_patterns("out", "make_dataset.py"))
+                total.add(faultkit.prefect_down_scenario(sk, api, seed))
+            outcomes.append(total)
+            print(f"  {name}: {total.injected}, {total.wall_s:.1f} s", flush=True)
 
     print()
     print(
