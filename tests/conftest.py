@@ -69,7 +69,9 @@ FIRST_UNITS = (
     "tests/sim/test_demo_seeds.py",  # builds and audits another seed: about 100 s
     "tests/sim/test_replay_nights.py",
     "tests/lichess/test_faults.py",
+    "tests/store/test_machine_faults.py",
     "tests/cli/test_run_output.py",
+    "tests/cli/test_prefect_unavailable.py",
     "tests/stages/test_rescore.py",
     "tests/cli/test_init_check.py",
     "tests/store/test_nightly_publish.py",

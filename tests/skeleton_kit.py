@@ -1,19 +1,25 @@
 """The hand-made skeleton tournament (tests/data/skeleton) copied and run in-process: ingest from
 its replay dataset, link, score, rank and export, as of a night after its two rounds. For tests
-that change one of its files and look at what comes out."""
+that change one of its files and look at what comes out; and the CLI as a TD's shell runs it."""
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+from pipeline.cli import console
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
 from pipeline.stages import context, export, ingest, score
 
 SKELETON = Path(__file__).resolve().parent / "data" / "skeleton"
 AFTER_ROUND_2 = dt.datetime(2026, 3, 20, tzinfo=dt.UTC)
+AFTER_ALL = "2026-03-20T03:00:00Z"  # the same night, as the CLI's --now
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def copy_skeleton(tmp_path: Path) -> Path:
@@ -31,3 +37,15 @@ def run_skeleton(folder: Path, now: dt.datetime = AFTER_ROUND_2) -> tuple[Config
         ingest.ingest_stage(cfg, inputs, base_url, now)
     score.score_stage(cfg, inputs, now)
     return cfg, export.export_stage(cfg)
+
+
+def td_env(**extra: str) -> dict[str, str]:
+    """The environment of a TD's shell: no Prefect settings (the tests' own are dropped), this tree."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_") and k != console.PROGRESS_INTERVAL_ENV}
+    return {**env, "PYTHONPATH": str(ROOT), **extra}
+
+
+def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline", *args], capture_output=True, text=True, timeout=timeout, env=env or td_env()
+    )

@@ -17,8 +17,7 @@ from pathlib import Path
 import duckdb
 import faultkit
 import pytest
-from skeleton_kit import SKELETON, copy_skeleton
-from test_run_output import AFTER_ALL, cli, td_env
+from skeleton_kit import AFTER_ALL, SKELETON, cli, copy_skeleton, td_env
 
 from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config

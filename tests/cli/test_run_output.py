@@ -22,7 +22,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from skeleton_kit import copy_skeleton
+from skeleton_kit import AFTER_ALL, cli, copy_skeleton, td_env
 from typer.testing import CliRunner
 
 from pipeline.cli import console
@@ -32,7 +32,6 @@ from pipeline.store import publish
 
 ROOT = Path(__file__).resolve().parents[2]
 SKELETON_GAMES = 37  # lines of tests/data/skeleton/lichess/games.ndjson, all between registered players
-AFTER_ALL = "2026-03-20T03:00:00Z"
 BEFORE_ROUND_1 = "2026-03-02T03:00:00Z"
 PROGRESS = re.compile(
     r"^ingest: (\d+) games so far, \d+\.\d games/s; (\d)/8 players; (.*); the replay server sends "
@@ -49,18 +48,6 @@ def skeleton_at(tmp_path: Path, games_per_s: float) -> Path:
         encoding="utf-8",
     )
     return toml
-
-
-def td_env(**extra: str) -> dict[str, str]:
-    """The environment of a TD's shell: no Prefect settings (the tests' own are dropped), this tree."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_") and k != console.PROGRESS_INTERVAL_ENV}
-    return {**env, "PYTHONPATH": str(ROOT), **extra}
-
-
-def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline", *args], capture_output=True, text=True, timeout=timeout, env=env or td_env()
-    )
 
 
 def sha256(path: Path) -> str:

@@ -117,6 +117,7 @@ def test_move_aside_keeps_the_bytes_and_the_wal(tmp_path: Path) -> None:
 
 
 @pytest.mark.prefect
+@pytest.mark.faults
 def test_a_working_database_cut_short_is_moved_aside_and_the_next_night_equals_an_undisturbed_one(
     skeleton: Path, prefect_api_url: str, tmp_path: Path
 ) -> None:
@@ -137,6 +138,7 @@ def test_a_working_database_cut_short_is_moved_aside_and_the_next_night_equals_a
 
 
 @pytest.mark.prefect
+@pytest.mark.faults
 def test_a_working_database_deleted_mid_season_restarts_from_the_snapshot(
     skeleton: Path, prefect_api_url: str, tmp_path: Path
 ) -> None:
@@ -146,6 +148,7 @@ def test_a_working_database_deleted_mid_season_restarts_from_the_snapshot(
 
 
 @pytest.mark.prefect
+@pytest.mark.faults
 def test_a_damaged_published_file_exits_3_and_the_next_run_replaces_it(skeleton: Path, prefect_api_url: str) -> None:
     env = faultkit._env(prefect_api_url)
     machinekit.must(machinekit.nightly(skeleton, machinekit.NIGHT_1, env))
@@ -175,6 +178,7 @@ def _fill_leaving(volume: Path, mb: int) -> Path:
 
 
 @pytest.mark.prefect
+@pytest.mark.faults
 def test_no_room_for_a_run_exits_3_at_once_and_the_run_after_the_space_is_freed_completes(
     skeleton: Path, prefect_api_url: str, tmp_path: Path
 ) -> None:
@@ -219,6 +223,7 @@ def test_no_room_for_a_run_exits_3_at_once_and_the_run_after_the_space_is_freed_
 
 
 @pytest.mark.prefect
+@pytest.mark.faults
 @pytest.mark.slow
 def test_a_disk_that_fills_mid_run_exits_3_and_the_rerun_equals_an_undisturbed_night(
     skeleton: Path, prefect_api_url: str, tmp_path: Path
@@ -234,6 +239,7 @@ def test_a_disk_that_fills_mid_run_exits_3_and_the_rerun_equals_an_undisturbed_n
 
 
 @pytest.mark.prefect
+@pytest.mark.faults
 def test_an_exports_folder_the_run_may_not_write_exits_3_before_anything_changes(
     skeleton: Path, prefect_api_url: str
 ) -> None:
@@ -258,6 +264,7 @@ def test_an_exports_folder_the_run_may_not_write_exits_3_before_anything_changes
 
 
 @pytest.mark.prefect
+@pytest.mark.faults
 def test_sigterm_at_random_moments_ends_each_run_within_5_s_and_the_rerun_equals_an_undisturbed_one(
     skeleton: Path, prefect_api_url: str
 ) -> None:
@@ -268,6 +275,7 @@ def test_sigterm_at_random_moments_ends_each_run_within_5_s_and_the_rerun_equals
 
 
 @pytest.mark.prefect
+@pytest.mark.faults
 def test_a_bug_exits_4_with_one_line_naming_the_log_file_that_holds_the_traceback(
     skeleton: Path, prefect_api_url: str
 ) -> None:
