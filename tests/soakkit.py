@@ -12,8 +12,8 @@ Shared by tests/sim/test_soak.py (a shortened season) and benchmarks/soak.py (th
   one per night on the same port, so the config text never changes) that answers a seeded 30 %
   of requests with an error: 15 % HTTP 429 (Retry-After 0), 15 % HTTP 502 (the server draws the
   429 first, then the 502 at 0.15 / 0.85 of the rest);
-* kills every fifth night's run with SIGKILL at a seeded moment (in the first 60 % of the
-  previous night's measured duration, as faultkit.kill_nightly_scenario does) and reruns that
+* kills every fifth night's run with SIGKILL at a seeded moment (in the first 60 % of the last
+  undisturbed night's measured run, as faultkit.kill_nightly_scenario does) and reruns that
   night to completion;
 * runs the same nights undisturbed (no failing request, no kill) on a fresh copy of the demo,
   in the same folder (the TD's file paths are stored), same config text: the clean run;
