@@ -67,6 +67,7 @@ DEMO_READERS = frozenset(
 FIRST_UNITS = (
     "suite-demo",  # build and audit the suite's demo, then its readers: about 230 s on one worker
     "tests/sim/test_demo_seeds.py",  # builds and audits another seed: about 100 s
+    "tests/sim/test_soak.py",  # eight nightly processes on the small demo: about 2 min on a quiet machine
     "tests/sim/test_replay_nights.py",
     "tests/lichess/test_faults.py",
     "tests/store/test_machine_faults.py",
