@@ -203,7 +203,7 @@ def main() -> None:
             str(o.runs),
             str(o.lost),
             str(o.duplicated),
-            str(o.extra_requests),
+            str(o.extra_requests) if o.requests_counted else "not counted",
             f"{o.waited_s:.2f} s",
             f"{o.waited_s / args.scale:,.0f} s",
             f"{o.wall_s:.1f} s ({o.reference_wall_s:.1f} s)",

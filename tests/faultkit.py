@@ -65,6 +65,7 @@ class Outcome:
     reference_wall_s: float = 0.0  # the undisturbed run(s) of the same scenario
     differing_tables: list[str] = field(default_factory=list)
     injected: dict[str, int] = field(default_factory=dict)
+    requests_counted: bool = True  # False: the replay server ran inside the CLI, nobody counted its requests
 
     def add(self, other: Outcome) -> None:
         self.runs += other.runs
@@ -74,6 +75,7 @@ class Outcome:
         self.waited_s += other.waited_s
         self.wall_s += other.wall_s
         self.reference_wall_s += other.reference_wall_s
+        self.requests_counted = self.requests_counted and other.requests_counted
         self.differing_tables = sorted(set(self.differing_tables) | set(other.differing_tables))
         for k, v in other.injected.items():
             self.injected[k] = self.injected.get(k, 0) + v

@@ -100,7 +100,9 @@ def damaged_work_scenario(skeleton_dir: Path, folder: Path, prefect_api_url: str
     wall = time.perf_counter() - start
     t0 = time.perf_counter()
     must(nightly(clean, NIGHT_2, env))
-    out = faultkit.Outcome(DAMAGE_SCENARIOS[how], runs=1, wall_s=wall, reference_wall_s=time.perf_counter() - t0)
+    out = faultkit.Outcome(
+        DAMAGE_SCENARIOS[how], runs=1, wall_s=wall, reference_wall_s=time.perf_counter() - t0, requests_counted=False
+    )
     out.injected = {how: 1}
     out.lost, out.duplicated, out.differing_tables = faultkit.judge(published(clean), published(hurt))
     asides = sorted(db.parent.glob(db.name + ".corrupt-*"))
@@ -182,7 +184,9 @@ def disk_full_scenario(
             must(nightly(hurt, NIGHT_2, env))
             runs = 2
         wall = time.perf_counter() - start
-        out = faultkit.Outcome("disk full at a random moment", runs=runs, wall_s=wall, reference_wall_s=duration)
+        out = faultkit.Outcome(
+            "disk full at a random moment", runs=runs, wall_s=wall, reference_wall_s=duration, requests_counted=False
+        )
         out.injected = {"disk full": 1 if failed else 0}
         out.lost, out.duplicated, out.differing_tables = faultkit.judge(
             published(clean), published(hurt), second_night_ok=True
@@ -216,6 +220,7 @@ def term_nightly_scenario(
         cmd = [*CMD, "--now", at, "--config"]
         env = faultkit._env(prefect_api_url)
         duration = faultkit.timed_run([*cmd, str(clean)], env)
+        reference = server.requests_served
         start = time.perf_counter()
         runs = 0
         for delay in sorted(rng.uniform(0.05, 0.6) * duration for _ in range(terms)):
@@ -235,7 +240,14 @@ def term_nightly_scenario(
             runs += 1
             faultkit.timed_run([*cmd, str(hurt)], env)
         wall = time.perf_counter() - start
-    out = faultkit.Outcome("SIGTERM at random moments, then rerun", runs=runs, wall_s=wall, reference_wall_s=duration)
+        served = server.requests_served - reference
+    out = faultkit.Outcome(
+        "SIGTERM at random moments, then rerun",
+        runs=runs,
+        extra_requests=served - reference,
+        wall_s=wall,
+        reference_wall_s=duration,
+    )
     out.injected = {"sigterm": len(stops)}
     out.lost, out.duplicated, out.differing_tables = faultkit.judge(
         load_config(clean).paths.database, load_config(hurt).paths.database, second_night_ok=True
