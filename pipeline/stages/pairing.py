@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.domain import bracket, standings
+from pipeline.domain import pairing as swiss
+from pipeline.errors import InputError
 from pipeline.model import Config, Stage
 from pipeline.stages import context, placings
 from pipeline.store import gateway
@@ -146,7 +148,7 @@ def acwc_semifinal_pairings(con: Any, cands: Stage, semis: Stage) -> tuple[list[
 
 
 def proposal_rows(
-    con: Any, config: Config, pairs: list[tuple[str, int, str, str]]
+    con: Any, config: Config, pairs: list[tuple[str, int, str, str]], columns: tuple[str, ...] | None = None
 ) -> tuple[tuple[str, ...], list[list[Any]]]:
     """Proposed pairings as rows of the TD's pairings.csv, to append as they are: its columns in its
     order (all of PAIRINGS_COLUMNS when it has no header yet), each row with its round's window —
@@ -182,7 +184,7 @@ def proposal_rows(
                 "_default": stage.round_window(rnd) is not None,
             }
         )
-    columns = pairings_header(config.paths.pairings)
+    columns = columns or pairings_header(config.paths.pairings)
     if not {"window_start", "window_end"} <= set(columns) and not all(r["_default"] for r in rows):
         log.warning(
             "knockout: next_pairings.csv has window columns %s lacks: add window_start,window_end,bye to its "
@@ -204,3 +206,168 @@ def pairings_header(path: Path) -> tuple[str, ...]:
     if not {"stage", "round", "a", "b"} <= set(header) or not set(header) <= set(PAIRINGS_COLUMNS):
         return PAIRINGS_COLUMNS
     return header
+
+
+# --- Swiss: the next round by the FIDE Dutch system (pipeline/domain/pairing.py) -----------------
+
+
+def swiss_inputs(
+    config: Config, con: Any, inputs: context.Inputs, stage: Stage, round_no: int
+) -> tuple[list[swiss.Entrant], list[swiss.Result], swiss.Controls, dict[str, str]]:
+    """What pairing round ``round_no`` of a Swiss stage needs, read once: the entrants in seeding
+    order (ACWC-SEED-1's seeding rating; a team's is the mean of its boards 1..boards), the
+    published results of rounds 1..round_no-1 as scores in units of one round's most (match points
+    divided by a match win's; game points by a match's total), the TD's controls, and each
+    entrant's name as shown. InputError (exit 2) when a round before is not complete or a control
+    names no entrant."""
+    where = f"stage {stage.name!r}"
+    entrants = list(inputs.roster.entrants)
+    ids: dict[str, str] = {}
+    for m in inputs.roster.members:
+        ids[m.entrant.lower()] = m.entrant
+        if config.kind == "individual":
+            ids[m.player_name.lower()] = ids[m.player_id] = m.entrant
+
+    def entrant(name: str, key: str) -> str:
+        e = ids.get(name.strip().lower())
+        if e is None:
+            what = "a team of teams.csv" if config.kind == "team" else "a player of players.csv"
+            raise InputError(config.path, f"key 'stages.{stage.name}.{key}'", f"{name!r}: expected {what}")
+        return e
+
+    forbidden = frozenset(
+        frozenset((entrant(a, "forbidden_pairs"), entrant(b, "forbidden_pairs"))) for a, b in stage.forbidden_pairs
+    )
+    win = stage.match_points.win or 1.0
+    unit = stage.board_max_points * (config.boards if config.kind == "team" else 1) or 1.0  # a round's most
+    matches = gateway.query(con, "queries/swiss_matches_of_stage", [stage.name]).to_dicts()
+    pending = [m for m in matches if m["round"] < round_no and m["outcome"] == "pending"]
+    if pending:
+        shown = ", ".join(f"{m['team_a']} v {m['team_b']}" for m in pending[:3])
+        raise InputError(
+            config.path,
+            where,
+            f"round {pending[0]['round']} is not complete ({len(pending)} match(es) pending: {shown}): "
+            f"round {round_no} is paired from the published results of rounds 1-{round_no - 1}",
+        )
+    late = {entrant(e, "late_entrants"): s for e, s in stage.late_entrants}
+    history: list[swiss.Result] = []
+    for t in (t for t in matches if t["round"] < round_no):
+        if stage.primary == "game_points":
+            a, b = t["a_points"] / unit, t["b_points"] / unit
+        else:
+            mp = stage.match_points
+            a = {"a": mp.win, "b": mp.loss, "draw": mp.draw}.get(t["outcome"], 0.0) / win
+            b = {"b": mp.win, "a": mp.loss, "draw": mp.draw}.get(t["outcome"], 0.0) / win
+        outcome: swiss.Outcome = "played" if t["games_played"] else "forfeit"
+        history.append(swiss.Result(t["round"], t["team_a"], t["team_b"], a, b, outcome))
+    for y in gateway.query(con, "queries/byes_of_stage", [stage.name]).to_dicts():
+        if y["round"] < round_no:
+            score = {"pab": 1.0, "full": 1.0, "half": 0.5}.get(y["kind"], 0.0)
+            history.append(swiss.Result(y["round"], y["entrant"], None, score, 0.0, y["kind"]))
+    start = {e: s / (win if stage.primary == "match_points" else unit) for e, s in late.items()}
+    absent = {b.entrant for b in inputs.byes if b.stage == stage.name and b.round == round_no}
+    absent |= {x for p in inputs.pairings if p.stage == stage.name and p.round == round_no for x in (p.a, p.b)}
+    absent |= disqualified(config, inputs, round_no)
+    seeding = gateway.query(con, "queries/seeding_ratings").to_dicts()
+    seeds = {m.player_id: m.seed_rating for m in inputs.roster.members}
+    ratings: dict[str, list[float]] = {}
+    for row in seeding:
+        board = row["board"] or 0
+        if row["entrant"] in ids.values() and (config.kind == "individual" or 1 <= board <= config.boards):
+            value = row["seeding_rating"] if row["seeding_rating"] is not None else seeds.get(row["user_id"])
+            ratings.setdefault(row["entrant"], []).append(float(value or 0))
+    if not seeding:  # no audit has run yet: players.csv's seed ratings (none: 0)
+        for m in inputs.roster.members:
+            if config.kind == "individual" or 1 <= m.board <= config.boards:
+                ratings.setdefault(m.entrant, []).append(float(m.seed_rating or 0))
+    seeded = swiss.seed_order(swiss.Entrant(e, sum(ratings.get(e, [0])) / len(ratings.get(e, [0]))) for e in entrants)
+    names = dict(gateway.query(con, "queries/entrant_names").iter_rows())
+    return seeded, history, swiss.Controls(frozenset(absent), forbidden, start), names
+
+
+def disqualified(config: Config, inputs: context.Inputs, round_no: int) -> set[str]:
+    """Entrants out of the Swiss by round ``round_no`` (overrides.csv `disqualify` from a round up
+    to it): a player (ACWC-DQ-1); a team with two players or its captain out (TEAM-COMP-7)."""
+    member = {m.player_id: m for m in inputs.roster.members}
+    out: dict[str, set[str]] = {}
+    for o in inputs.overrides:
+        if o.action == "disqualify" and o.round <= round_no and o.subject in member:
+            out.setdefault(member[o.subject].entrant, set()).add(o.subject)
+    if config.kind == "individual":
+        return set(out)
+    return {t for t, ps in out.items() if len(ps) >= 2 or any(member[p].is_captain for p in ps)}
+
+
+def propose_swiss_round(
+    config: Config, con: Any, inputs: context.Inputs, stage: Stage, round_no: int
+) -> tuple[swiss.Proposal, dict[str, str]]:
+    """Round ``round_no`` of Swiss stage ``stage`` proposed by the FIDE Dutch system from the
+    published rounds before it; InputError (exit 2) naming the constraint that cannot be met."""
+    if stage.kind != "swiss":
+        raise InputError(config.path, f"stage {stage.name!r}", f"a {stage.kind} stage: `pair` proposes Swiss rounds")
+    if not 1 <= round_no <= stage.rounds:
+        raise InputError(config.path, f"stage {stage.name!r}", f"round {round_no}: expected 1-{stage.rounds}")
+    entrants, history, controls, names = swiss_inputs(config, con, inputs, stage, round_no)
+    try:
+        proposal = swiss.pair_round(entrants, history, round_no, stage.rounds, controls)
+    except swiss.PairingError as e:
+        raise InputError(config.path, f"stage {stage.name!r}", str(e)) from e
+    return proposal, names
+
+
+def swiss_rows(
+    con: Any, config: Config, stage: Stage, proposal: swiss.Proposal, names: dict[str, str]
+) -> tuple[tuple[str, ...], list[list[Any]]]:
+    """A proposal as rows of pairings.csv (all of PAIRINGS_COLUMNS): White's entrant as `a` (board 1
+    for a team), the pairing-allocated bye as a row with an empty b and bye `pab`; the window of
+    the round as proposal_rows gives it."""
+    pairs: list[tuple[str, int, str, str]] = [
+        (stage.name, proposal.round, names.get(a, a), names.get(b, b)) for a, b in proposal.pairs
+    ]
+    if proposal.bye is not None:
+        pairs.append((stage.name, proposal.round, names.get(proposal.bye, proposal.bye), ""))
+    _, rows = proposal_rows(con, config, pairs, PAIRINGS_COLUMNS)
+    for row in rows:
+        row[PAIRINGS_COLUMNS.index("bye")] = "pab" if row[PAIRINGS_COLUMNS.index("b")] == "" else ""
+    return PAIRINGS_COLUMNS, rows
+
+
+def swiss_post(
+    config: Config, stage: Stage, proposal: swiss.Proposal, names: dict[str, str], rows: list[list[Any]]
+) -> str:
+    """The proposed round as a forum post: its window, a table of the pairings (White first: board 1's
+    White for a team) and the bye, and how it was paired."""
+    from pipeline.report import exports
+
+    shown = [names.get(x, x) for pair in proposal.pairs for x in pair]
+    lines = [f"## {exports.markdown_cell(config.name)} — {stage.name}, round {proposal.round}: pairings", ""]
+    starts = {(r[PAIRINGS_COLUMNS.index("window_start")], r[PAIRINGS_COLUMNS.index("window_end")]) for r in rows}
+    if len(starts) == 1 and None not in next(iter(starts)):
+        ((start, end),) = starts
+        lines += [f"Window: {start:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M} UTC", ""]
+    white = "White on board 1" if config.kind == "team" else "White in game 1"
+    table = [[i, shown[2 * i - 2], shown[2 * i - 1]] for i in range(1, len(proposal.pairs) + 1)]
+    lines += exports.markdown_table(["#", white, "Black"], table)
+    if proposal.bye is not None:
+        lines += ["", f"Pairing-allocated bye: {exports.markdown_cell(names.get(proposal.bye, proposal.bye))}"]
+    lines += [
+        "",
+        f"Paired by the FIDE Dutch system from the published results of rounds 1-{proposal.round - 1}"
+        if proposal.round > 1
+        else "Paired by the FIDE Dutch system from the seeding ratings (round 1)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_swiss_proposal(config: Config, con: Any, inputs: context.Inputs, stage: Stage, round_no: int) -> list[Path]:
+    """exports/pairings_<stage>_<N>.csv (rows to append to pairings.csv as they are) and its .md post."""
+    from pipeline.report import exports
+
+    proposal, names = propose_swiss_round(config, con, inputs, stage, round_no)
+    columns, rows = swiss_rows(con, config, stage, proposal, names)
+    csv_path = config.paths.exports / f"pairings_{stage.name}_{round_no}.csv"
+    md_path = csv_path.with_suffix(".md")
+    exports.write_csv(csv_path, columns, rows)
+    exports.write_text(md_path, swiss_post(config, stage, proposal, names, rows))
+    return [csv_path, md_path]

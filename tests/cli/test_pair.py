@@ -1,0 +1,124 @@
+"""`antichess-td pair`: the next Swiss round proposed from the published results (read-only), on the
+hand-made skeleton tournament (4 teams, 2 boards) given a third round.
+
+After rounds 1 (Alphas v Betas, Gammas v Deltas) and 2 (Alphas v Gammas, Betas v Deltas) each team
+has met two others: the only round 3 without a repeat (FIDE C.04.1.b) is Alphas v Deltas and Betas v
+Gammas; White on board 1 alternates by the engine's colours (Alphas and Betas had White in round 2
+as team a, so they get Black).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.skeleton_kit import copy_skeleton, run_skeleton
+
+HEADER = "stage,round,a,b,window_start,window_end,bye"
+
+
+@pytest.fixture
+def three_rounds(tmp_path: Path) -> Path:
+    """The skeleton with rounds = 3, scored after its two rounds (published database)."""
+    folder = copy_skeleton(tmp_path)
+    cfg = folder / "tournament.toml"
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace("rounds = 2", "rounds = 3"), encoding="utf-8")
+    run_skeleton(folder)
+    return folder
+
+
+def pair(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline", "pair", "--config", str(folder / "tournament.toml"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_pair_proposes_the_only_round_without_a_repeat(three_rounds: Path) -> None:
+    before = (three_rounds / "pairings.csv").read_bytes()
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 0, proc.stderr
+    exports = three_rounds / "out" / "exports"
+    assert (exports / "pairings_swiss_3.csv").read_text(encoding="utf-8") == (
+        f"{HEADER}\n"
+        "swiss,3,Deltas,Alphas,2026-03-17T00:00:00Z,2026-03-24T00:00:00Z,\n"
+        "swiss,3,Gammas,Betas,2026-03-17T00:00:00Z,2026-03-24T00:00:00Z,\n"
+    )
+    post = (exports / "pairings_swiss_3.md").read_text(encoding="utf-8")
+    assert "| 1 | Deltas | Alphas |\n| 2 | Gammas | Betas |" in post
+    assert "Window: 2026-03-17 00:00 – 2026-03-24 00:00 UTC" in post
+    assert (three_rounds / "pairings.csv").read_bytes() == before  # never edits the TD's file
+
+
+def test_requested_bye_in_pairings_csv_is_respected(three_rounds: Path) -> None:
+    """Alphas asked for a half-point bye in round 3 (entered in pairings.csv): the three others
+    are paired; Betas v Gammas (unmet) plays and Deltas gets the pairing-allocated bye."""
+    rows = (three_rounds / "pairings.csv").read_text(encoding="utf-8").splitlines()
+    rows = [f"{HEADER}", *(f"{r},,," for r in rows[1:]), "swiss,3,Alphas,,,,half"]
+    (three_rounds / "pairings.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert (three_rounds / "out" / "exports" / "pairings_swiss_3.csv").read_text(encoding="utf-8") == (
+        f"{HEADER}\n"
+        "swiss,3,Gammas,Betas,2026-03-17T00:00:00Z,2026-03-24T00:00:00Z,\n"
+        "swiss,3,Deltas,,2026-03-17T00:00:00Z,2026-03-24T00:00:00Z,pab\n"
+    )
+
+
+def test_forbidden_pair_that_cannot_be_kept_apart_exits_2(three_rounds: Path) -> None:
+    """Alphas v Deltas forbidden by the config: round 3 has no pairing left; the message names it."""
+    cfg = three_rounds / "tournament.toml"
+    cfg.write_text(
+        cfg.read_text(encoding="utf-8").replace("rounds = 3", 'rounds = 3\nforbidden_pairs = [["alphas", "Deltas"]]'),
+        encoding="utf-8",
+    )
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "error: tournament.toml stage 'swiss': round 3: forbidden pair Alphas v Deltas cannot be kept apart: "
+        "no pairing leaves Alphas, Deltas an opponent"
+    )
+    assert not (three_rounds / "out" / "exports" / "pairings_swiss_3.csv").exists()
+
+
+def test_forbidden_pair_naming_no_team_exits_2(three_rounds: Path) -> None:
+    cfg = three_rounds / "tournament.toml"
+    cfg.write_text(
+        cfg.read_text(encoding="utf-8").replace("rounds = 3", 'rounds = 3\nforbidden_pairs = [["Alphas", "Omegas"]]'),
+        encoding="utf-8",
+    )
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "error: tournament.toml key 'stages.swiss.forbidden_pairs': 'Omegas': expected a team of teams.csv"
+    )
+
+
+def test_forbidden_pair_of_one_entrant_is_a_config_error(three_rounds: Path) -> None:
+    cfg = three_rounds / "tournament.toml"
+    cfg.write_text(
+        cfg.read_text(encoding="utf-8").replace("rounds = 3", 'rounds = 3\nforbidden_pairs = [["Alphas", "alphas"]]'),
+        encoding="utf-8",
+    )
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "error: tournament.toml key 'stages.swiss.forbidden_pairs[0]': expected two different entrants "
+        """such as ["Pawn Stormers", "Knight Riders"], got ['Alphas', 'alphas']"""
+    )
+
+
+def test_unknown_stage_and_round_out_of_range_exit_2(three_rounds: Path) -> None:
+    proc = pair(three_rounds, "--stage", "knock", "--round", "1")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "error: tournament.toml --stage: 'knock': expected one of swiss, knockout, final"
+    )
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "4")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == "error: tournament.toml stage 'swiss': round 4: expected 1-3"
