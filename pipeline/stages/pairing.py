@@ -251,8 +251,33 @@ def swiss_inputs(
             f"round {round_no} is paired from the published results of rounds 1-{round_no - 1}",
         )
     late = {entrant(e, "late_entrants"): s for e, s in stage.late_entrants}
+    seeded, history = stage_results(config, con, stage, round_no)
+    published = {e.id for e in seeded}  # a late entrant registered since the last run: players.csv's seed
+    seeds = {m.entrant: float(m.seed_rating or 0) for m in inputs.roster.members if m.board == 1}
+    seeded = swiss.seed_order([*seeded, *(swiss.Entrant(e, seeds.get(e, 0.0)) for e in entrants if e not in published)])
+    start = {e: s / (win if stage.primary == "match_points" else unit) for e, s in late.items()}
+    absent = {b.entrant for b in inputs.byes if b.stage == stage.name and b.round == round_no}
+    absent |= {x for p in inputs.pairings if p.stage == stage.name and p.round == round_no for x in (p.a, p.b)}
+    absent |= disqualified(config, inputs, round_no)
+    absent |= published - set(entrants)  # no longer in teams.csv / players.csv
+    names = dict(gateway.query(con, "queries/entrant_names").iter_rows())
+    return seeded, history, swiss.Controls(frozenset(absent), forbidden, start), names
+
+
+def stage_results(
+    config: Config, con: Any, stage: Stage, round_no: int
+) -> tuple[list[swiss.Entrant], list[swiss.Result]]:
+    """From the published snapshot only: the stage's entrants in seeding order (ACWC-SEED-1's
+    seeding rating from the seeding view; a team's the mean of its boards 1..boards; players.csv's
+    seed rating where the view has none, 0 without either) and the results of rounds before
+    ``round_no`` as pairing scores (units of one round's most: match points divided by a match
+    win's, game points by a match's total)."""
+    win = stage.match_points.win or 1.0
+    unit = stage.board_max_points * (config.boards if config.kind == "team" else 1) or 1.0
     history: list[swiss.Result] = []
-    for t in (t for t in matches if t["round"] < round_no):
+    for t in gateway.query(con, "queries/swiss_matches_of_stage", [stage.name]).to_dicts():
+        if t["round"] >= round_no or t["outcome"] == "pending":
+            continue
         if stage.primary == "game_points":
             a, b = t["a_points"] / unit, t["b_points"] / unit
         else:
@@ -265,25 +290,17 @@ def swiss_inputs(
         if y["round"] < round_no:
             score = {"pab": 1.0, "full": 1.0, "half": 0.5}.get(y["kind"], 0.0)
             history.append(swiss.Result(y["round"], y["entrant"], None, score, 0.0, y["kind"]))
-    start = {e: s / (win if stage.primary == "match_points" else unit) for e, s in late.items()}
-    absent = {b.entrant for b in inputs.byes if b.stage == stage.name and b.round == round_no}
-    absent |= {x for p in inputs.pairings if p.stage == stage.name and p.round == round_no for x in (p.a, p.b)}
-    absent |= disqualified(config, inputs, round_no)
-    seeding = gateway.query(con, "queries/seeding_ratings").to_dicts()
-    seeds = {m.player_id: m.seed_rating for m in inputs.roster.members}
-    ratings: dict[str, list[float]] = {}
-    for row in seeding:
-        board = row["board"] or 0
-        if row["entrant"] in ids.values() and (config.kind == "individual" or 1 <= board <= config.boards):
-            value = row["seeding_rating"] if row["seeding_rating"] is not None else seeds.get(row["user_id"])
-            ratings.setdefault(row["entrant"], []).append(float(value or 0))
-    if not seeding:  # no audit has run yet: players.csv's seed ratings (none: 0)
-        for m in inputs.roster.members:
-            if config.kind == "individual" or 1 <= m.board <= config.boards:
-                ratings.setdefault(m.entrant, []).append(float(m.seed_rating or 0))
-    seeded = swiss.seed_order(swiss.Entrant(e, sum(ratings.get(e, [0])) / len(ratings.get(e, [0]))) for e in entrants)
-    names = dict(gateway.query(con, "queries/entrant_names").iter_rows())
-    return seeded, history, swiss.Controls(frozenset(absent), forbidden, start), names
+    members = gateway.query(con, "queries/members").to_dicts()
+    ratings = {m["player_id"]: m["seed_rating"] for m in members}
+    for row in gateway.query(con, "queries/seeding_ratings").to_dicts():
+        if row["seeding_rating"] is not None:
+            ratings[row["user_id"]] = row["seeding_rating"]
+    boards: dict[str, list[float]] = {}
+    for m in members:
+        if config.kind == "individual" or 1 <= m["board"] <= config.boards:
+            boards.setdefault(m["entrant"], []).append(float(ratings.get(m["player_id"]) or 0))
+    entrants = swiss.seed_order(swiss.Entrant(e, sum(r) / len(r)) for e, r in boards.items())
+    return entrants, history
 
 
 def disqualified(config: Config, inputs: context.Inputs, round_no: int) -> set[str]:

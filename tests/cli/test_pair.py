@@ -55,6 +55,19 @@ def test_pair_proposes_the_only_round_without_a_repeat(three_rounds: Path) -> No
     assert (three_rounds / "pairings.csv").read_bytes() == before  # never edits the TD's file
 
 
+def test_export_writes_the_stage_as_trf(three_rounds: Path) -> None:
+    """exports/swiss.trf after rounds 1-2: teams as entrants (no audit has run: no seeding rating,
+    0; ties by name), match results as 1/0 (2/1/0 match points in win units), ranks by points."""
+    assert (three_rounds / "out" / "exports" / "swiss.trf").read_text(encoding="utf-8").splitlines() == [
+        "012 Skeleton Cup",
+        "001    1      Alphas                               0                             1.0    1     2 w 1     4 w 0",
+        "001    2      Betas                                0                             1.0    2     1 b 0     3 w 1",
+        "001    3      Deltas                               0                             1.0    3     4 b 1     2 b 0",
+        "001    4      Gammas                               0                             1.0    4     3 w 0     1 b 1",
+        "XXR 3",
+    ]
+
+
 def test_requested_bye_in_pairings_csv_is_respected(three_rounds: Path) -> None:
     """Alphas asked for a half-point bye in round 3 (entered in pairings.csv): the three others
     are paired; Betas v Gammas (unmet) plays and Deltas gets the pairing-allocated bye."""
