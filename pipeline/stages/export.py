@@ -65,6 +65,10 @@ def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None
         )
         for note in notes:
             log.warning("knockout: %s", note)
+        if not rows:  # else a Swiss stage's next round, in the same file
+            rows, notes = pairing.next_swiss_pairings(config, con)
+            for note in notes:
+                log.warning("%s", note)
         path = config.paths.exports / "next_pairings.csv"
         if rows:  # a fragment of pairings.csv for the TD to check, publish and append as it is
             columns, proposed = pairing.proposal_rows(con, config, rows)

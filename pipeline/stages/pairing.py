@@ -14,7 +14,7 @@ from typing import Any
 from pipeline.domain import bracket, standings
 from pipeline.domain import pairing as swiss
 from pipeline.errors import InputError
-from pipeline.model import Config, Stage
+from pipeline.model import Config, Override, Stage
 from pipeline.stages import context, placings
 from pipeline.store import gateway
 
@@ -180,7 +180,7 @@ def proposal_rows(
                 "b": b,
                 "window_start": start,
                 "window_end": end,
-                "bye": "",
+                "bye": "pab" if b == "" else "",  # a Swiss round's pairing-allocated bye
                 "_default": stage.round_window(rnd) is not None,
             }
         )
@@ -258,7 +258,8 @@ def swiss_inputs(
     start = {e: s / (win if stage.primary == "match_points" else unit) for e, s in late.items()}
     absent = {b.entrant for b in inputs.byes if b.stage == stage.name and b.round == round_no}
     absent |= {x for p in inputs.pairings if p.stage == stage.name and p.round == round_no for x in (p.a, p.b)}
-    absent |= disqualified(config, inputs, round_no)
+    member = {m.player_id: (m.entrant, m.is_captain) for m in inputs.roster.members}
+    absent |= disqualified(config, list(inputs.overrides), member, round_no)
     absent |= published - set(entrants)  # no longer in teams.csv / players.csv
     names = dict(gateway.query(con, "queries/entrant_names").iter_rows())
     return seeded, history, swiss.Controls(frozenset(absent), forbidden, start), names
@@ -303,17 +304,17 @@ def stage_results(
     return entrants, history
 
 
-def disqualified(config: Config, inputs: context.Inputs, round_no: int) -> set[str]:
+def disqualified(config: Config, rulings: list[Any], members: dict[str, tuple[str, bool]], round_no: int) -> set[str]:
     """Entrants out of the Swiss by round ``round_no`` (overrides.csv `disqualify` from a round up
-    to it): a player (ACWC-DQ-1); a team with two players or its captain out (TEAM-COMP-7)."""
-    member = {m.player_id: m for m in inputs.roster.members}
+    to it; ``members``: player id -> (entrant, is captain)): a player (ACWC-DQ-1); a team with two
+    players or its captain out (TEAM-COMP-7)."""
     out: dict[str, set[str]] = {}
-    for o in inputs.overrides:
-        if o.action == "disqualify" and o.round <= round_no and o.subject in member:
-            out.setdefault(member[o.subject].entrant, set()).add(o.subject)
+    for o in rulings:
+        if o.action == "disqualify" and o.round <= round_no and o.subject in members:
+            out.setdefault(members[o.subject][0], set()).add(o.subject)
     if config.kind == "individual":
         return set(out)
-    return {t for t, ps in out.items() if len(ps) >= 2 or any(member[p].is_captain for p in ps)}
+    return {t for t, ps in out.items() if len(ps) >= 2 or any(members[p][1] for p in ps)}
 
 
 def propose_swiss_round(
@@ -345,8 +346,6 @@ def swiss_rows(
     if proposal.bye is not None:
         pairs.append((stage.name, proposal.round, names.get(proposal.bye, proposal.bye), ""))
     _, rows = proposal_rows(con, config, pairs, PAIRINGS_COLUMNS)
-    for row in rows:
-        row[PAIRINGS_COLUMNS.index("bye")] = "pab" if row[PAIRINGS_COLUMNS.index("b")] == "" else ""
     return PAIRINGS_COLUMNS, rows
 
 
@@ -388,3 +387,48 @@ def write_swiss_proposal(config: Config, con: Any, inputs: context.Inputs, stage
     exports.write_csv(csv_path, columns, rows)
     exports.write_text(md_path, swiss_post(config, stage, proposal, names, rows))
     return [csv_path, md_path]
+
+
+def next_swiss_pairings(config: Config, con: Any) -> tuple[list[tuple[str, int, str, str]], list[str]]:
+    """The nightly run's proposal for a Swiss stage's next round (next_pairings.csv, as for the
+    knockout bracket): once the latest round paired in pairings.csv is decided and the stage has
+    rounds left, the next one by the FIDE Dutch system from the published snapshot alone (its
+    byes, disqualifications, and the config's forbidden_pairs and late_entrants). A bye row has an
+    empty b. A round that cannot be paired is a note instead, naming the constraint."""
+    for stage in (s for s in config.stages if s.kind == "swiss"):
+        paired = {r["round"] for r in gateway.query(con, "queries/pairings_of_stage", [stage.name]).to_dicts()}
+        byes = gateway.query(con, "queries/byes_of_stage", [stage.name]).to_dicts()
+        last = max(paired | {y["round"] for y in byes}, default=0)
+        if last == 0 or last >= stage.rounds:
+            continue
+        matches = [t for t in gateway.query(con, "queries/swiss_matches_of_stage", [stage.name]).to_dicts()]
+        if any(t["outcome"] == "pending" for t in matches if t["round"] == last) or not any(
+            t["round"] == last for t in matches
+        ):
+            return [], []
+        rnd = last + 1
+        entrants, history = stage_results(config, con, stage, rnd)
+        members = gateway.query(con, "queries/members").to_dicts()
+        ids = {m["entrant"].lower(): m["entrant"] for m in members} | {m["player_id"]: m["entrant"] for m in members}
+        win = stage.match_points.win or 1.0
+        unit = stage.board_max_points * (config.boards if config.kind == "team" else 1) or 1.0
+        late = {
+            ids[e.lower()]: s / (win if stage.primary == "match_points" else unit)
+            for e, s in stage.late_entrants
+            if e.lower() in ids
+        }
+        forbidden = frozenset(
+            frozenset((ids[a.lower()], ids[b.lower()]))
+            for a, b in stage.forbidden_pairs
+            if a.lower() in ids and b.lower() in ids
+        )
+        rulings = [Override(**r) for r in gateway.query(con, "queries/rulings").iter_rows(named=True)]
+        member = {m["player_id"]: (m["entrant"], bool(m["is_captain"])) for m in members}
+        absent = frozenset(disqualified(config, [o for o in rulings if o.stage == stage.name], member, rnd))
+        try:
+            proposal = swiss.pair_round(entrants, history, rnd, stage.rounds, swiss.Controls(absent, forbidden, late))
+        except swiss.PairingError as e:
+            return [], [f"{stage.name} round {rnd} is not proposed: {e}"]
+        rows = [(stage.name, rnd, a, b) for a, b in proposal.pairs]
+        return rows + ([(stage.name, rnd, proposal.bye, "")] if proposal.bye else []), []
+    return [], []

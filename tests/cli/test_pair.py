@@ -68,6 +68,15 @@ def test_export_writes_the_stage_as_trf(three_rounds: Path) -> None:
     ]
 
 
+def test_nightly_export_proposes_the_next_swiss_round_in_next_pairings(three_rounds: Path) -> None:
+    """The export the nightly run ends with writes the next Swiss round, once round 2 is decided,
+    to next_pairings.csv (the knockout proposal's file, in pairings.csv's own header) — the same
+    round `pair` proposes."""
+    assert (three_rounds / "out" / "exports" / "next_pairings.csv").read_text(encoding="utf-8") == (
+        "stage,round,a,b\nswiss,3,Deltas,Alphas\nswiss,3,Gammas,Betas\n"
+    )
+
+
 def test_requested_bye_in_pairings_csv_is_respected(three_rounds: Path) -> None:
     """Alphas asked for a half-point bye in round 3 (entered in pairings.csv): the three others
     are paired; Betas v Gammas (unmet) plays and Deltas gets the pairing-allocated bye."""
