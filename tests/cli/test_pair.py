@@ -92,6 +92,28 @@ def test_requested_bye_in_pairings_csv_is_respected(three_rounds: Path) -> None:
     )
 
 
+def test_team_with_its_captain_disqualified_is_left_out(three_rounds: Path) -> None:
+    """overrides.csv disqualifies Alphas' captain ALICE from round 3: the team is out (TEAM-COMP-7);
+    Betas v Gammas is the one unmet pairing of the three left and Deltas gets the bye."""
+    cfg = three_rounds / "tournament.toml"
+    cfg.write_text(
+        cfg.read_text(encoding="utf-8").replace(
+            'pairings = "pairings.csv"', 'pairings = "pairings.csv"\noverrides = "overrides.csv"'
+        ),
+        encoding="utf-8",
+    )
+    (three_rounds / "overrides.csv").write_text(
+        "stage,round,subject,action,value,reason\nswiss,3,alice,disqualify,,left the event\n", encoding="utf-8"
+    )
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert (three_rounds / "out" / "exports" / "pairings_swiss_3.csv").read_text(encoding="utf-8") == (
+        f"{HEADER}\n"
+        "swiss,3,Gammas,Betas,2026-03-17T00:00:00Z,2026-03-24T00:00:00Z,\n"
+        "swiss,3,Deltas,,2026-03-17T00:00:00Z,2026-03-24T00:00:00Z,pab\n"
+    )
+
+
 def test_forbidden_pair_that_cannot_be_kept_apart_exits_2(three_rounds: Path) -> None:
     """Alphas v Deltas forbidden by the config: round 3 has no pairing left; the message names it."""
     cfg = three_rounds / "tournament.toml"
