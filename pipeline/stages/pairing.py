@@ -337,20 +337,35 @@ def propose_swiss_round(
 def swiss_rows(
     con: Any, config: Config, stage: Stage, proposal: swiss.Proposal, names: dict[str, str]
 ) -> tuple[tuple[str, ...], list[list[Any]]]:
-    """A proposal as rows of pairings.csv (all of PAIRINGS_COLUMNS): White's entrant as `a` (board 1
-    for a team), the pairing-allocated bye as a row with an empty b and bye `pab`; the window of
-    the round as proposal_rows gives it."""
+    """A proposal as rows of the TD's pairings.csv, to append as they are (its columns, as
+    proposal_rows gives them with the round's window; all of PAIRINGS_COLUMNS when a bye needs the
+    column it lacks): White's entrant as `a` (board 1 for a team), the pairing-allocated bye as a row
+    with an empty b and bye `pab`."""
     pairs: list[tuple[str, int, str, str]] = [
         (stage.name, proposal.round, names.get(a, a), names.get(b, b)) for a, b in proposal.pairs
     ]
     if proposal.bye is not None:
         pairs.append((stage.name, proposal.round, names.get(proposal.bye, proposal.bye), ""))
-    _, rows = proposal_rows(con, config, pairs, PAIRINGS_COLUMNS)
-    return PAIRINGS_COLUMNS, rows
+    columns, rows = proposal_rows(con, config, pairs)
+    if proposal.bye is not None and "bye" not in columns:
+        log.warning(
+            "%s round %d: the proposal has a bye: add window_start,window_end,bye to %s's header (empty cells on "
+            "its rows) before appending",
+            stage.name,
+            proposal.round,
+            config.paths.pairings.name,
+        )
+        columns, rows = proposal_rows(con, config, pairs, PAIRINGS_COLUMNS)
+    return columns, rows
 
 
 def swiss_post(
-    config: Config, stage: Stage, proposal: swiss.Proposal, names: dict[str, str], rows: list[list[Any]]
+    config: Config,
+    stage: Stage,
+    proposal: swiss.Proposal,
+    names: dict[str, str],
+    columns: tuple[str, ...],
+    rows: list[list[Any]],
 ) -> str:
     """The proposed round as a forum post: its window, a table of the pairings (White first: board 1's
     White for a team) and the bye, and how it was paired."""
@@ -358,10 +373,11 @@ def swiss_post(
 
     shown = [names.get(x, x) for pair in proposal.pairs for x in pair]
     lines = [f"## {exports.markdown_cell(config.name)} — {stage.name}, round {proposal.round}: pairings", ""]
-    starts = {(r[PAIRINGS_COLUMNS.index("window_start")], r[PAIRINGS_COLUMNS.index("window_end")]) for r in rows}
-    if len(starts) == 1 and None not in next(iter(starts)):
-        ((start, end),) = starts
-        lines += [f"Window: {start:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M} UTC", ""]
+    window = stage.round_window(proposal.round)
+    if window is None and rows and "window_start" in columns:
+        window = (rows[0][columns.index("window_start")], rows[0][columns.index("window_end")])
+    if window is not None and None not in window:
+        lines += [f"Window: {window[0]:%Y-%m-%d %H:%M} – {window[1]:%Y-%m-%d %H:%M} UTC", ""]
     white = "White on board 1" if config.kind == "team" else "White in game 1"
     table = [[i, shown[2 * i - 2], shown[2 * i - 1]] for i in range(1, len(proposal.pairs) + 1)]
     lines += exports.markdown_table(["#", white, "Black"], table)
@@ -385,7 +401,7 @@ def write_swiss_proposal(config: Config, con: Any, inputs: context.Inputs, stage
     csv_path = config.paths.exports / f"pairings_{stage.name}_{round_no}.csv"
     md_path = csv_path.with_suffix(".md")
     exports.write_csv(csv_path, columns, rows)
-    exports.write_text(md_path, swiss_post(config, stage, proposal, names, rows))
+    exports.write_text(md_path, swiss_post(config, stage, proposal, names, columns, rows))
     return [csv_path, md_path]
 
 
