@@ -300,6 +300,8 @@ def stage_results(
     for m in members:
         if config.kind == "individual" or 1 <= m["board"] <= config.boards:
             boards.setdefault(m["entrant"], []).append(float(ratings.get(m["player_id"]) or 0))
+    for x in (x for r in history for x in (r.a, r.b) if x is not None):
+        boards.setdefault(x, [0.0])  # scored but no longer registered: kept, unrated
     entrants = swiss.seed_order(swiss.Entrant(e, sum(r) / len(r)) for e, r in boards.items())
     return entrants, history
 
