@@ -2,7 +2,8 @@
 
 - ``pipeline/domain/`` is pure: it imports only the standard library (less the modules that reach
   the files, the clock, the environment, processes or the network), ``pipeline.model``,
-  ``pipeline.errors``, ``pipeline.domain.*`` and the pure libraries chess and polars, and it calls no
+  ``pipeline.errors``, ``pipeline.domain.*`` and the pure libraries chess, polars and caissify_pairings (the
+  Swiss pairing engine, behind pipeline/domain/pairing.py), and it calls no
   file I/O (``open``, ``Path.read_*`` / ``write_*``) and no clock (``datetime.now``, ``time.time``).
   Imports inside functions count: a rule that fetches its own clock is as impure at call time.
 - ``pipeline/model.py`` (the frozen types) is held to the same rules, and imports from ``pipeline``
@@ -53,7 +54,7 @@ IMPURE_STDLIB = frozenset(
         "urllib",
     }
 )
-PURE_THIRD_PARTY = frozenset({"chess", "polars"})
+PURE_THIRD_PARTY = frozenset({"chess", "polars", "caissify_pairings"})  # the Swiss pairing engine is pure too
 DOMAIN_MAY_IMPORT = ("pipeline.model", "pipeline.errors", "pipeline.domain")
 MODEL_MAY_IMPORT = ("pipeline.errors", "pipeline.domain.timecontrol")
 # calls that read a file or the clock, by the name they are called with (the last attribute)
@@ -95,7 +96,9 @@ def pure_violations(
             if top in IMPURE_STDLIB - stdlib_also:
                 out.append(f"{name}:{line}: imports {module!r}: files, clock, environment, processes or network")
         elif top not in PURE_THIRD_PARTY:
-            out.append(f"{name}:{line}: imports {module!r}: expected the standard library, chess or polars")
+            out.append(
+                f"{name}:{line}: imports {module!r}: expected the standard library, chess, polars or caissify_pairings"
+            )
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -186,10 +189,10 @@ def test_the_checks_catch_planted_violations() -> None:
     assert pure_violations("pipeline/domain/planted.py", PLANTED, DOMAIN_MAY_IMPORT) == [
         "pipeline/domain/planted.py:1: imports 'os': files, clock, environment, processes or network",
         "pipeline/domain/planted.py:3: imports 'pathlib.Path': files, clock, environment, processes or network",
-        "pipeline/domain/planted.py:4: imports 'duckdb': expected the standard library, chess or polars",
+        "pipeline/domain/planted.py:4: imports 'duckdb': expected the standard library, chess, polars or caissify_pairings",
         "pipeline/domain/planted.py:5: imports 'pipeline.store.gateway': expected only pipeline.model, pipeline.errors, "
         "pipeline.domain",
-        "pipeline/domain/planted.py:10: imports 'berserk': expected the standard library, chess or polars",
+        "pipeline/domain/planted.py:10: imports 'berserk': expected the standard library, chess, polars or caissify_pairings",
         "pipeline/domain/planted.py:11: imports 'pipeline.sim.replay': expected only pipeline.model, pipeline.errors, "
         "pipeline.domain",
         "pipeline/domain/planted.py:12: calls .now(): the clock is an argument (now)",

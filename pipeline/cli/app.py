@@ -446,6 +446,42 @@ def export(config: ConfigOpt) -> None:
 
 
 @app.command()
+def pair(
+    config: ConfigOpt,
+    stage: Annotated[str, typer.Option("--stage", help="The Swiss stage, as the config names it.")],
+    round_no: Annotated[int, typer.Option("--round", help="The round to propose (rounds before it complete).")],
+) -> None:
+    """Propose a Swiss round by the FIDE Dutch system from the published results of the rounds
+    before it (read-only): exports/pairings_<stage>_<N>.csv, rows in pairings.csv's columns to
+    review and append, and its forum post pairings_<stage>_<N>.md. Never edits pairings.csv.
+    Withdrawn (disqualified) entrants, byes and pairings already entered for the round, the
+    stage's forbidden_pairs and late_entrants are respected; a constraint that cannot be met
+    is exit 2 naming it."""
+    from pipeline.stages import context
+    from pipeline.stages.pairing import write_swiss_proposal
+    from pipeline.store import gateway
+
+    cfg = load_config(config)
+    names = [s.name for s in cfg.stages]
+    if stage not in names:
+        raise InputError(config, "--stage", f"{stage!r}: expected one of {', '.join(names)}")
+    if not cfg.paths.database.exists():
+        raise InputError(
+            config,
+            "key 'paths.database'",
+            f"{cfg.paths.database} does not exist yet: run `antichess-td nightly` (or score) first",
+        )
+    inputs = context.read_inputs(cfg)
+    con = gateway.connect(cfg.paths.database, read_only=True)
+    try:
+        written = write_swiss_proposal(cfg, con, inputs, cfg.stage(stage), round_no)
+    finally:
+        con.close()
+    for p in written:
+        _say(f"wrote {p}")
+
+
+@app.command()
 def serve(config: ConfigOpt) -> None:
     """Serve the nightly flow as a Prefect deployment on the cron line of the config's schedule
     table (by default every day at 03:00 UTC). Needs a running `prefect server start`;

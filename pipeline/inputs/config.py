@@ -200,6 +200,17 @@ def _two_boards(v: Any) -> tuple[int, int]:
     return min(v), max(v)
 
 
+def _two_entrants(v: Any) -> tuple[str, str]:
+    if (
+        not isinstance(v, list)
+        or len(v) != 2
+        or any(not isinstance(x, str) or not x.strip() for x in v)
+        or v[0].strip().lower() == v[1].strip().lower()
+    ):
+        raise _reject(f'expected two different entrants such as ["Pawn Stormers", "Knight Riders"], got {v!r}')
+    return v[0].strip(), v[1].strip()
+
+
 Text = Annotated[str, Field(pattern=r"\S")]
 UtcTime = Annotated[dt.datetime, PlainValidator(_utc_time), _Shape("UTC time")]
 MaybeUtcTime = Annotated[dt.datetime | None, PlainValidator(_utc_time), _Shape("UTC time")]
@@ -318,6 +329,11 @@ class _Kashdan(_Table):
     loss: float = number(..., "Kashdan points for a match lost (an unplayed round scores 0).")
 
 
+class _LateEntrant(_Table):
+    entrant: Text = _doc(..., "The entrant, as teams.csv / players.csv name it.")
+    score: float = number(..., "The score it joins the Swiss with.")
+
+
 _PARTS_EXAMPLE = '{ time_control = "2+5", games = 4, win = 12, draw = 6 }'
 
 
@@ -369,6 +385,21 @@ class _Stage(_Table):
     kashdan: _Kashdan = _doc(
         {"win": 4, "draw": 2, "loss": 1},
         "The Kashdan tiebreak's points per match won, drawn and lost (Kashdan's own: 4, 2, 1).",
+    )
+    forbidden_pairs: Annotated[
+        list[Annotated[tuple[str, str], PlainValidator(_two_entrants)]],
+        _Shape("list of pairs", 'a list of pairs such as [["Pawn Stormers", "Knight Riders"]]'),
+    ] = _doc(
+        [],
+        "Swiss pairing (`antichess-td pair`): entrants never paired with each other (e.g. two players of "
+        "one club), as teams.csv / players.csv name them.",
+    )
+    late_entrants: Annotated[
+        list[_LateEntrant], _Shape("list of tables", 'a list such as [{ entrant = "Late Team", score = 2 }]')
+    ] = _doc(
+        [],
+        "Swiss pairing: entrants who join late, each with the score it joins with (in the stage's primary "
+        "score: match points or game points), as the TD decides; everyone else starts from 0.",
     )
 
 
@@ -738,6 +769,8 @@ def _stage(file: Path, name: str, s: _Stage) -> Stage:
             "match_points": MatchPoints(**dict(s.match_points)),
             "kashdan": (s.kashdan.win, s.kashdan.draw, s.kashdan.loss),
             "rounds_given": "rounds" in s.model_fields_set,
+            "forbidden_pairs": tuple(s.forbidden_pairs),
+            "late_entrants": tuple((e.entrant, e.score) for e in s.late_entrants),
         }
     )
 

@@ -53,6 +53,7 @@ def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None
                 path = config.paths.exports / name
                 exports.write_text(path, round_post(con, config, stage, rnd, boards, labels))
                 written.append(path)
+        written += write_trf_files(config, con)
         if gateway.query(con, "queries/audit_has_run").item():
             found = audit.read_findings(con) if findings is None else list(findings)
             written.append(write_findings(config.paths.exports / "audit_findings.csv", found))
@@ -64,6 +65,10 @@ def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None
         )
         for note in notes:
             log.warning("knockout: %s", note)
+        if not rows:  # else a Swiss stage's next round, in the same file
+            rows, notes = pairing.next_swiss_pairings(config, con)
+            for note in notes:
+                log.warning("%s", note)
         path = config.paths.exports / "next_pairings.csv"
         if rows:  # a fragment of pairings.csv for the TD to check, publish and append as it is
             columns, proposed = pairing.proposal_rows(con, config, rows)
@@ -104,5 +109,23 @@ def write_cap_charts(config: Config, con: Any) -> list[Path]:
             [(e["rated_at"], e["rating"], e["rd_est"], e["crossing"] == "counted") for e in evs if e["crossing"]],
             since,
         )
+        written.append(path)
+    return written
+
+
+def write_trf_files(config: Config, con: Any) -> list[Path]:
+    """<stage>.trf (TRF-16) of every Swiss stage with a decided round: its entrants (players, or
+    teams as entrants) in seeding order, every decided match and bye (pipeline/report/trf.py)."""
+    from pipeline.report import trf
+
+    written = []
+    names = dict(gateway.query(con, "queries/entrant_names").iter_rows())
+    for stage in (s for s in config.stages if s.kind == "swiss"):
+        entrants, history = pairing.stage_results(config, con, stage, stage.rounds + 1)
+        path = config.paths.exports / f"{stage.name}.trf"
+        if not history:
+            path.unlink(missing_ok=True)
+            continue
+        exports.write_text(path, trf.write_trf(config.name, entrants, history, stage.rounds, names))
         written.append(path)
     return written

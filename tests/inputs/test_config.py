@@ -409,8 +409,8 @@ parts = [ { time_control = "2+5", games = 4, win = 12, draw = 6 }, { time_contro
 def test_error_unknown_key_typo(tmp_path: Path) -> None:
     msg = load_error(tmp_path, TEAM_HEADER + "\n[stages.swiss]\nroundz = 9\n")
     assert msg == (
-        "tournament.toml key 'stages.swiss.roundz': unknown key: expected one of advance, buchholz_policy, first_round_start, kashdan, kind, "
-        "match_points, pab_points_scored, parts, play_all, primary, rated_only, round_days, rounds, tiebreaks, window_margin_days"
+        "tournament.toml key 'stages.swiss.roundz': unknown key: expected one of advance, buchholz_policy, first_round_start, forbidden_pairs, kashdan, kind, "
+        "late_entrants, match_points, pab_points_scored, parts, play_all, primary, rated_only, round_days, rounds, tiebreaks, window_margin_days"
     )
 
 

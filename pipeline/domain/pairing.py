@@ -1,0 +1,254 @@
+"""Swiss pairings for the next round, behind one small interface: plain values in, pairs out.
+
+The pairing itself is the FIDE Dutch system (C.04.3), done by the pinned library
+``caissify-pairings`` (checked against bbpPairings, the engine Lichess Swiss runs); this module is
+the only one that imports it. What the library leaves to its caller is done here, from the stored
+rounds: each entrant's score, colour history (played games only), float history (a bye or a
+forfeit win is a downfloat; a game against a higher or lower pre-round score an upfloat or a
+downfloat), byes received and previous opponents. Then the library's answer is checked against
+the system's absolute criteria (:func:`violations`) before anyone sees it.
+
+Scores are in win units (a win 1, a draw 0.5): a team Swiss's match points are divided by the
+match-point value of a win before they get here, so the library's top-scorer rule (more than half
+the points possible) reads them right. Entrants come in seeding order (ACWC-SEED-1; a team's
+seeding rating is the mean of its four boards'); that order is their pairing number.
+
+TD controls (all optional): ``absent`` entrants are not paired (withdrawn, disqualified, or with a
+requested bye in the round); ``forbidden`` pairs are never paired (handed to the library as if
+they had met: the Dutch system's own way of keeping two entrants apart); ``start_scores`` gives a
+late entrant the score the TD decides.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from caissify_pairings import MissingFloatHistoryWarning, generate_pairings
+
+Colour = Literal["white", "black"]
+# how a round ended for the entrant: a game (played), an unplayed board decided by a forfeit, or
+# a bye of one of pipeline.model.ByeKind's kinds
+Outcome = Literal["played", "forfeit", "pab", "full", "half", "zero"]
+ALLOCATED = ("pab", "full")  # byes that score a win: FIDE C.04.1.d, at most one per entrant
+
+
+class PairingError(ValueError):
+    """A round cannot be paired under the constraints; the message names the constraint."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A player or a team; ``rating`` is its seeding rating (it orders the pairing numbers)."""
+
+    id: str
+    rating: float
+
+
+@dataclass(frozen=True)
+class Result:
+    """One entrant's or one pairing's round: ``a`` had White (a team: White on board 1) against
+    ``b``; ``b`` None is a bye of kind ``outcome``. Scores in win units."""
+
+    round: int
+    a: str
+    b: str | None
+    a_score: float
+    b_score: float = 0.0
+    outcome: Outcome = "played"
+
+
+@dataclass(frozen=True)
+class Controls:
+    absent: frozenset[str] = frozenset()
+    forbidden: frozenset[frozenset[str]] = frozenset()
+    start_scores: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A proposed round: pairs (White, Black) in table order, and the entrant given the
+    pairing-allocated bye (None when the present field is even)."""
+
+    round: int
+    pairs: tuple[tuple[str, str], ...]
+    bye: str | None
+
+
+def seed_order(entrants: Iterable[Entrant]) -> list[Entrant]:
+    """Entrants by seeding rating, highest first; ties by id (ACWC-SEED-1 gives no further order)."""
+    return sorted(entrants, key=lambda e: (-e.rating, e.id))
+
+
+def _scores_before(
+    entrants: Sequence[Entrant], history: Sequence[Result], controls: Controls
+) -> dict[int, dict[str, float]]:
+    """Each entrant's cumulative score before each round (round r -> id -> score)."""
+    last = max((r.round for r in history), default=0)
+    totals = {e.id: float(controls.start_scores.get(e.id, 0.0)) for e in entrants}
+    before: dict[int, dict[str, float]] = {}
+    for rnd in range(1, last + 2):
+        before[rnd] = dict(totals)
+        for r in history:
+            if r.round != rnd:
+                continue
+            totals[r.a] = totals.get(r.a, 0.0) + r.a_score
+            if r.b is not None:
+                totals[r.b] = totals.get(r.b, 0.0) + r.b_score
+    return before
+
+
+def engine_players(
+    entrants: Sequence[Entrant], history: Sequence[Result], round_no: int, controls: Controls
+) -> list[dict[str, object]]:
+    """The library's player records for ``round_no``, in pairing-number order (1 = top seed)."""
+    before = _scores_before(entrants, [r for r in history if r.round < round_no], controls)
+    start = before.get(round_no) or before[max(before)]
+    players: list[dict[str, object]] = []
+    for number, e in enumerate(entrants, start=1):
+        colours: list[str] = []
+        floats: list[str] = []
+        byes = forfeit_wins = 0
+        for r in sorted((r for r in history if r.round < round_no and e.id in (r.a, r.b)), key=lambda r: r.round):
+            mine, theirs = (r.a_score, r.b) if r.a == e.id else (r.b_score, r.a)
+            if r.b is None:
+                byes += r.outcome in ALLOCATED
+                floats.append("down" if r.a_score > 0 else "none")
+            elif r.outcome != "played":
+                forfeit_wins += mine > 0
+                floats.append("down" if mine > 0 else "none")
+            else:
+                colours.append("white" if r.a == e.id else "black")
+                assert theirs is not None
+                me, them = before[r.round].get(e.id, 0.0), before[r.round].get(theirs, 0.0)
+                floats.append("down" if me > them else "up" if me < them else "none")
+        players.append(
+            {
+                "id": number,
+                "name": e.id,
+                "score": start.get(e.id, 0.0),
+                "rating": e.rating,
+                "starting_number": number,
+                "pairing_number": number,
+                "color_hist": colours,
+                "float_history": floats,
+                "bye_count": byes,
+                "forfeit_win_count": forfeit_wins,
+            }
+        )
+    return players
+
+
+def met(history: Iterable[Result]) -> set[frozenset[str]]:
+    """Pairs that have played each other (a forfeited board is not a meeting, as in bbpPairings)."""
+    return {frozenset((r.a, r.b)) for r in history if r.b is not None and r.outcome == "played"}
+
+
+def pair_round(
+    entrants: Sequence[Entrant],
+    history: Sequence[Result],
+    round_no: int,
+    total_rounds: int,
+    controls: Controls = Controls(),
+    initial_colour: Colour = "white",
+) -> Proposal:
+    """Round ``round_no`` by the FIDE Dutch system. ``entrants`` in pairing-number order (see
+    :func:`seed_order`); ``history`` the rounds before. Raises :class:`PairingError` naming the
+    constraint the round cannot meet."""
+    ids = [e.id for e in entrants]
+    number = {e: i for i, e in enumerate(ids, start=1)}
+    present = [e for e in entrants if e.id not in controls.absent]
+    for pair in sorted(controls.forbidden, key=sorted):
+        unknown = sorted(p for p in pair if p not in number)
+        if unknown:
+            raise PairingError(f"forbidden pair {' v '.join(sorted(pair))}: {unknown[0]!r} is not an entrant")
+    blocked = met(history) | set(controls.forbidden)
+    previous = {
+        tuple(sorted((number[a], number[b]))) for a, b in (sorted(p) for p in blocked) if a in number and b in number
+    }
+    players = [p for p in engine_players(entrants, history, round_no, controls) if p["name"] not in controls.absent]
+    if len(present) < 2:
+        raise PairingError(f"round {round_no}: {len(present)} entrant(s) to pair: a round needs at least 2")
+    # the library pairs round 1 by the plain top-half v bottom-half split, blind to pairs it must
+    # avoid; with forbidden pairs, round 1 goes through its general (score-bracket) path, which
+    # gives the same split wherever no forbidden pair is in the way
+    engine_round = 2 if round_no == 1 and previous else round_no
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingFloatHistoryWarning)  # round 1 has no floats to give
+        out = generate_pairings(
+            system="dutch",
+            players=players,
+            previous_pairings=previous,
+            round_number=engine_round,
+            total_rounds=max(total_rounds, engine_round),
+            initial_color=initial_colour,
+        )
+    pairs: list[tuple[str, str]] = []
+    bye = None
+    for row in sorted(out, key=lambda r: int(r.get("table", 0))):
+        white = ids[int(row["white_id"]) - 1]
+        if row.get("black_id") is None:
+            bye = white
+        else:
+            pairs.append((white, ids[int(row["black_id"]) - 1]))
+    proposal = Proposal(round_no, tuple(pairs), bye)
+    seated = {x for p in pairs for x in p} | ({bye} if len(present) % 2 else set())
+    left = [e.id for e in present if e.id not in seated]
+    if left:
+        raise PairingError(_unpairable(round_no, left, controls))
+    problems = violations([e.id for e in present], history, proposal, controls)
+    if problems:
+        raise PairingError(problems[0])
+    return proposal
+
+
+def _unpairable(round_no: int, left: list[str], controls: Controls) -> str:
+    """Why the library left entrants without an opponent, naming the constraint in the way."""
+    names = ", ".join(left)
+    if any(x in pair for pair in controls.forbidden for x in left):
+        kept = "; ".join(" v ".join(sorted(p)) for p in sorted(controls.forbidden, key=sorted) if p & set(left))
+        return f"round {round_no}: forbidden pair {kept} cannot be kept apart: no pairing leaves {names} an opponent"
+    return (
+        f"round {round_no}: {names} cannot be paired without a repeat meeting or a second "
+        "pairing-allocated bye (FIDE C.04.1.b, C.04.1.d)"
+    )
+
+
+def violations(present: Sequence[str], history: Sequence[Result], proposal: Proposal, controls: Controls) -> list[str]:
+    """Our checker of a proposed round against the absolute criteria: every present entrant paired
+    exactly once (or given the one bye of an odd field), no one absent paired, no repeat meeting
+    (FIDE C.04.1.b), no forbidden pair, no second pairing-allocated bye (C.04.1.d). Returns one
+    message per violation (none: the round is sound)."""
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for a, b in proposal.pairs:
+        for x in (a, b):
+            seen[x] = seen.get(x, 0) + 1
+    if proposal.bye is not None:
+        seen[proposal.bye] = seen.get(proposal.bye, 0) + 1
+    for x in present:
+        if seen.get(x, 0) != 1:
+            problems.append(
+                f"round {proposal.round}: {x} is paired {seen.get(x, 0)} times: every present entrant plays once"
+            )
+    for x in sorted(set(seen) - set(present)):
+        problems.append(
+            f"round {proposal.round}: {x} is paired but is not present (withdrawn, disqualified or on a bye)"
+        )
+    if (len(present) % 2 == 1) != (proposal.bye is not None):
+        problems.append(f"round {proposal.round}: {len(present)} present entrants need {len(present) % 2} bye(s)")
+    earlier = met(history)
+    for a, b in proposal.pairs:
+        if frozenset((a, b)) in earlier:
+            problems.append(f"round {proposal.round}: {a} v {b} have met before in the stage: no repeat pairing")
+        if frozenset((a, b)) in controls.forbidden:
+            problems.append(f"round {proposal.round}: forbidden pair {a} v {b} cannot be paired")
+    if proposal.bye is not None and any(
+        r.a == proposal.bye and r.b is None and r.outcome in ALLOCATED for r in history
+    ):
+        problems.append(
+            f"round {proposal.round}: {proposal.bye} already had a pairing-allocated bye: at most one per entrant"
+        )
+    return problems

@@ -1,0 +1,176 @@
+"""`antichess-td pair`: the next Swiss round proposed from the published results (read-only), on the
+hand-made skeleton tournament (4 teams, 2 boards) given a third round.
+
+After rounds 1 (Alphas v Betas, Gammas v Deltas) and 2 (Alphas v Gammas, Betas v Deltas) each team
+has met two others: the only round 3 without a repeat (FIDE C.04.1.b) is Alphas v Deltas and Betas v
+Gammas; White on board 1 alternates by the engine's colours (Alphas and Betas had White in round 2
+as team a, so they get Black).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.skeleton_kit import copy_skeleton, run_skeleton
+
+HEADER = "stage,round,a,b,window_start,window_end,bye"
+
+
+@pytest.fixture
+def three_rounds(tmp_path: Path) -> Path:
+    """The skeleton with rounds = 3, scored after its two rounds (published database)."""
+    folder = copy_skeleton(tmp_path)
+    cfg = folder / "tournament.toml"
+    cfg.write_text(cfg.read_text(encoding="utf-8").replace("rounds = 2", "rounds = 3"), encoding="utf-8")
+    run_skeleton(folder)
+    return folder
+
+
+def pair(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline", "pair", "--config", str(folder / "tournament.toml"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_pair_proposes_the_only_round_without_a_repeat(three_rounds: Path) -> None:
+    """Rows in the TD's own pairings.csv columns (stage,round,a,b: the stage's default window needs
+    none), appended as they are: `check` reads the file back clean."""
+    before = (three_rounds / "pairings.csv").read_bytes()
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 0, proc.stderr
+    exports = three_rounds / "out" / "exports"
+    proposal = (exports / "pairings_swiss_3.csv").read_text(encoding="utf-8")
+    assert proposal == "stage,round,a,b\nswiss,3,Deltas,Alphas\nswiss,3,Gammas,Betas\n"
+    post = (exports / "pairings_swiss_3.md").read_text(encoding="utf-8")
+    assert "| 1 | Deltas | Alphas |\n| 2 | Gammas | Betas |" in post
+    assert "Window: 2026-03-17 00:00 – 2026-03-24 00:00 UTC" in post
+    assert (three_rounds / "pairings.csv").read_bytes() == before  # never edits the TD's file
+    with (three_rounds / "pairings.csv").open("a", encoding="utf-8") as f:
+        f.write("".join(proposal.splitlines(keepends=True)[1:]))
+    check = subprocess.run(
+        [sys.executable, "-m", "pipeline", "check", "--config", str(three_rounds / "tournament.toml")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert check.returncode == 0, check.stderr
+
+
+def test_export_writes_the_stage_as_trf(three_rounds: Path) -> None:
+    """exports/swiss.trf after rounds 1-2: teams as entrants (no audit has run: no seeding rating,
+    0; ties by name), match results as 1/0 (2/1/0 match points in win units), ranks by points."""
+    assert (three_rounds / "out" / "exports" / "swiss.trf").read_text(encoding="utf-8").splitlines() == [
+        "012 Skeleton Cup",
+        "001    1      Alphas                               0                             1.0    1     2 w 1     4 w 0",
+        "001    2      Betas                                0                             1.0    2     1 b 0     3 w 1",
+        "001    3      Deltas                               0                             1.0    3     4 b 1     2 b 0",
+        "001    4      Gammas                               0                             1.0    4     3 w 0     1 b 1",
+        "XXR 3",
+    ]
+
+
+def test_nightly_export_proposes_the_next_swiss_round_in_next_pairings(three_rounds: Path) -> None:
+    """The export the nightly run ends with writes the next Swiss round, once round 2 is decided,
+    to next_pairings.csv (the knockout proposal's file, in pairings.csv's own header) — the same
+    round `pair` proposes."""
+    assert (three_rounds / "out" / "exports" / "next_pairings.csv").read_text(encoding="utf-8") == (
+        "stage,round,a,b\nswiss,3,Deltas,Alphas\nswiss,3,Gammas,Betas\n"
+    )
+
+
+def test_requested_bye_in_pairings_csv_is_respected(three_rounds: Path) -> None:
+    """Alphas asked for a half-point bye in round 3 (entered in pairings.csv): the three others
+    are paired; Betas v Gammas (unmet) plays and Deltas gets the pairing-allocated bye."""
+    rows = (three_rounds / "pairings.csv").read_text(encoding="utf-8").splitlines()
+    rows = [f"{HEADER}", *(f"{r},,," for r in rows[1:]), "swiss,3,Alphas,,,,half"]
+    (three_rounds / "pairings.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert (three_rounds / "out" / "exports" / "pairings_swiss_3.csv").read_text(encoding="utf-8") == (
+        f"{HEADER}\n"
+        "swiss,3,Gammas,Betas,2026-03-17T00:00:00Z,2026-03-24T00:00:00Z,\n"
+        "swiss,3,Deltas,,2026-03-17T00:00:00Z,2026-03-24T00:00:00Z,pab\n"
+    )
+
+
+def test_team_with_its_captain_disqualified_is_left_out(three_rounds: Path) -> None:
+    """overrides.csv disqualifies Alphas' captain ALICE from round 3: the team is out (TEAM-COMP-7);
+    Betas v Gammas is the one unmet pairing of the three left and Deltas gets the bye."""
+    cfg = three_rounds / "tournament.toml"
+    cfg.write_text(
+        cfg.read_text(encoding="utf-8").replace(
+            'pairings = "pairings.csv"', 'pairings = "pairings.csv"\noverrides = "overrides.csv"'
+        ),
+        encoding="utf-8",
+    )
+    (three_rounds / "overrides.csv").write_text(
+        "stage,round,subject,action,value,reason\nswiss,3,alice,disqualify,,left the event\n", encoding="utf-8"
+    )
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert (three_rounds / "out" / "exports" / "pairings_swiss_3.csv").read_text(encoding="utf-8") == (
+        f"{HEADER}\n"
+        "swiss,3,Gammas,Betas,2026-03-17T00:00:00Z,2026-03-24T00:00:00Z,\n"
+        "swiss,3,Deltas,,2026-03-17T00:00:00Z,2026-03-24T00:00:00Z,pab\n"
+    )
+
+
+def test_forbidden_pair_that_cannot_be_kept_apart_exits_2(three_rounds: Path) -> None:
+    """Alphas v Deltas forbidden by the config: round 3 has no pairing left; the message names it."""
+    cfg = three_rounds / "tournament.toml"
+    cfg.write_text(
+        cfg.read_text(encoding="utf-8").replace("rounds = 3", 'rounds = 3\nforbidden_pairs = [["alphas", "Deltas"]]'),
+        encoding="utf-8",
+    )
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "error: tournament.toml stage 'swiss': round 3: forbidden pair Alphas v Deltas cannot be kept apart: "
+        "no pairing leaves Alphas, Deltas an opponent"
+    )
+    assert not (three_rounds / "out" / "exports" / "pairings_swiss_3.csv").exists()
+
+
+def test_forbidden_pair_naming_no_team_exits_2(three_rounds: Path) -> None:
+    cfg = three_rounds / "tournament.toml"
+    cfg.write_text(
+        cfg.read_text(encoding="utf-8").replace("rounds = 3", 'rounds = 3\nforbidden_pairs = [["Alphas", "Omegas"]]'),
+        encoding="utf-8",
+    )
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "error: tournament.toml key 'stages.swiss.forbidden_pairs': 'Omegas': expected a team of teams.csv"
+    )
+
+
+def test_forbidden_pair_of_one_entrant_is_a_config_error(three_rounds: Path) -> None:
+    cfg = three_rounds / "tournament.toml"
+    cfg.write_text(
+        cfg.read_text(encoding="utf-8").replace("rounds = 3", 'rounds = 3\nforbidden_pairs = [["Alphas", "alphas"]]'),
+        encoding="utf-8",
+    )
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "error: tournament.toml key 'stages.swiss.forbidden_pairs[0]': expected two different entrants "
+        """such as ["Pawn Stormers", "Knight Riders"], got ['Alphas', 'alphas']"""
+    )
+
+
+def test_unknown_stage_and_round_out_of_range_exit_2(three_rounds: Path) -> None:
+    proc = pair(three_rounds, "--stage", "knock", "--round", "1")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "error: tournament.toml --stage: 'knock': expected one of swiss, knockout, final"
+    )
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "4")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1] == "error: tournament.toml stage 'swiss': round 4: expected 1-3"
