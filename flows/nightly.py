@@ -115,6 +115,10 @@ BODY_STARTED = threading.Event()
 """Set when the body starts: a flow call that failed before it did never ran a stage (Prefect
 itself failed, e.g. its server could not start), so the CLI may run the body without Prefect."""
 
+BODY_RESULTS: list[dict[str, Any]] = []
+"""The body's result once it has returned (published): a flow call that fails after that failed
+only to tell Prefect's server how it ended, and the CLI reports the run as the body did."""
+
 
 def through_prefect(task: Any, retry_delay_s: float | None, *args: Any) -> Any:
     """A task run by Prefect (inside the ``nightly`` flow): fetching tasks with INGEST_RETRIES
@@ -190,7 +194,7 @@ def run_nightly(
         run.done("export", {"files": len(exported)})
 
         published = call(publish_task, None, run)
-    return {
+    result = {
         "run_id": run.run_id,
         "ingest": ingested,
         "score": scored,
@@ -198,6 +202,8 @@ def run_nightly(
         "exports": exported,
         "published": published,
     }
+    BODY_RESULTS.append(result)
+    return result
 
 
 @flow(name="antichess-nightly")

@@ -27,7 +27,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from pipeline.errors import DatabaseDamaged, InputError, LichessError, TdError
+from pipeline.errors import DatabaseDamaged, InputError, LichessError, MachineError, TdError
 from pipeline.inputs.config import load_config
 
 app = typer.Typer(
@@ -257,13 +257,25 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
         console.quiet_prefect()
         if unavailable is None:
             flows_nightly.BODY_STARTED.clear()
+            flows_nightly.BODY_RESULTS.clear()
             try:
                 result = flows_nightly.nightly(config_path=str(config), now=now)
             except Exception as e:
-                if flows_nightly.BODY_STARTED.is_set():
+                server = _prefect_server_of(e)
+                if flows_nightly.BODY_RESULTS and server is not None:
+                    result = flows_nightly.BODY_RESULTS[-1]  # published: only Prefect's record of it failed
+                    log.info("Prefect failed after the run published", exc_info=e, extra={"file_only": True})
+                    log.warning(
+                        "%s; the run finished and published, but Prefect's record of its flow run is incomplete",
+                        _stopped_answering(server, e),
+                    )
+                elif server is not None and flows_nightly.BODY_STARTED.is_set():
+                    raise MachineError(_stopped_answering(server, e)) from e
+                elif flows_nightly.BODY_STARTED.is_set():
                     raise
-                log.info("Prefect failed before the flow started", exc_info=e, extra={"file_only": True})
-                unavailable = f"Prefect could not start the flow ({_first_line(e)})"
+                else:
+                    log.info("Prefect failed before the flow started", exc_info=e, extra={"file_only": True})
+                    unavailable = f"Prefect could not start the flow ({_first_line(e)})"
         if unavailable is not None:
             result = flows_nightly.nightly_without_prefect(str(config), now, unavailable)
     from pipeline.stages import record
@@ -299,6 +311,24 @@ def _prefect_unavailable(home: Path) -> str | None:
         problem = prefect_env.start_temporary_server(console.log_file())
         console.quiet_prefect()
     return None if problem is None else f"Prefect's temporary server cannot start ({problem})"
+
+
+def _prefect_server_of(e: BaseException) -> str | None:
+    """The API address of the Prefect server a request to which raised `e` (None: `e` is not a
+    failed request to a server; Prefect's client speaks httpx, the Lichess client requests)."""
+    import httpx
+
+    if not isinstance(e, httpx.RequestError | httpx.HTTPStatusError):
+        return None
+    try:
+        url = e.request.url
+    except RuntimeError:  # an error raised without its request
+        return "(unknown)"
+    return f"{url.scheme}://{url.host}:{url.port}/api"
+
+
+def _stopped_answering(server: str, e: BaseException) -> str:
+    return f"Prefect's server at {server} stopped answering during the run ({_first_line(e)})"
 
 
 def _first_line(e: BaseException) -> str:

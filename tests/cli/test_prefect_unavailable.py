@@ -227,3 +227,80 @@ def test_without_prefect_a_fetch_that_lichess_failed_is_retried_as_under_prefect
             "unavailable",
         )
     ]
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+@pytest.mark.slow
+def test_a_temporary_server_killed_mid_run_leaves_the_run_published_and_ok(tmp_path: Path) -> None:
+    """Prefect's temporary server killed while the run ingests (an OOM killer, a crash). The tasks
+    go on (their states reach the server as events, which Prefect drops with a log line); only
+    the flow's final state cannot be told. The run published, so it is a success: exit 0, one
+    warning line naming the server, the run 'ok' in the working database and in the published
+    snapshot alike. (It used to exit 4, marking the published run 'failed in publish'.)"""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from pipeline.cli import console
+
+    toml = copy_skeleton(tmp_path) / "tournament.toml"
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(re.sub(r"replay_games_per_s = \S+", "replay_games_per_s = 3", text, count=1), encoding="utf-8")
+    env = td_env(**{console.PROGRESS_INTERVAL_ENV: "0.3"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "nightly", "--config", str(toml), "--now", AFTER_ALL],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.startswith("ingest: ") and not line.startswith("ingest: 0 games"):
+            break
+    else:
+        raise AssertionError(f"no ingest progress before the run ended: {''.join(seen)[-2000:]}")
+    servers = _children(proc.pid)
+    assert servers, "Prefect's temporary server is not a child of the run"
+    for pid in servers:
+        os.kill(pid, signal.SIGKILL)
+    try:
+        _, rest = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _, rest = proc.communicate()
+        raise AssertionError(f"still running 300 s after Prefect's server died: {rest[-3000:]}") from None
+    stderr = "".join(seen) + rest
+    assert proc.returncode == 0, stderr[-3000:]
+    said = [x for x in stderr.splitlines() if "Prefect" in x]
+    assert len(said) == 1 and re.fullmatch(
+        r"warning: Prefect's server at http://127\.0\.0\.1:\d+/api stopped answering during the run "
+        r"\(ConnectError: .+\); the run finished and published, but Prefect's record of its flow run is incomplete",
+        said[0],
+    ), stderr[-3000:]
+    assert "Traceback" not in stderr
+    cfg = load_config(toml)
+    for db in (cfg.paths.work_database, cfg.paths.database):
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            assert con.sql("SELECT run_id, status, stage, error FROM pipeline_runs").fetchall() == [
+                (1, "ok", "publish", None)
+            ]
+        finally:
+            con.close()
