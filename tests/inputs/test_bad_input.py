@@ -218,8 +218,8 @@ CASES = [
         "tournament.toml",
         replace("rounds = 2", "rounds = 2\nround = 2"),
         "tournament.toml key 'stages.swiss.round': unknown key: expected one of advance, buchholz_policy, first_round_start, "
-        "kashdan, kind, match_points, pab_points_scored, parts, play_all, primary, rated_only, round_days, rounds, tiebreaks, "
-        "window_margin_days",
+        "forbidden_pairs, kashdan, kind, late_entrants, match_points, pab_points_scored, parts, play_all, primary, rated_only, "
+        "round_days, rounds, tiebreaks, window_margin_days",
     ),
     Case(
         "toml_negative_points",
