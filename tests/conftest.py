@@ -56,6 +56,7 @@ DEMO_READERS = frozenset(
         "tests/stages/test_audits_demo.py::test_every_planted_audit_violation_is_found",
         "tests/stages/test_audits_demo.py::test_every_error_is_planted_and_no_trap_is_one",
         "tests/stages/test_audits_demo.py::test_acwc_seeds_follow_acwc_seed_1",
+        "tests/stages/test_audits_demo.py::test_the_seed_tiebreak_reads_the_seeding_view_not_players_csv",
         "tests/stages/test_audits_demo.py::test_each_audit_file_runs_verbatim_on_the_published_file",
         "tests/stages/test_audits_demo.py::test_the_duckdb_cli_runs_each_audit_file_on_the_published_snapshot",
         "tests/stages/test_knockout.py::test_team_fmt_1_the_demo_twelve_teams_need_no_rounds_in_the_config",

@@ -62,7 +62,7 @@ class Standing:
     points_difference: float
     median_buchholz: float
     cumulative: float = 0.0  # ACWC-Q-3: the sum of the running primary score after each round
-    seed_rating: int | None = None
+    seed_rating: float | None = None  # ACWC-SEED-1: the seeding view's rating (a mean, so it may end in .5)
     pool: int | None = None  # round-robin stages: the pool (1, 2, ...) the entrant plays in
     byes: int = 0  # byes received up to the round (pairings.csv rows with an empty b)
     kashdan: float = 0.0  # Kashdan: 4 per match won, 2 drawn, 1 lost, 0 unplayed (stage's kashdan table)
@@ -109,7 +109,7 @@ def standings_after(
     entrants: tuple[str, ...],
     matches: list[TeamMatch],
     after_round: int,
-    seeds: dict[str, int] | None = None,
+    seeds: dict[str, float] | None = None,
     td_order: tuple[str, ...] | None = None,
     byes: tuple[Bye, ...] = (),
     boards: int = 1,
@@ -198,7 +198,7 @@ def _totals(u: _TableInputs) -> _Totals:
 
 
 def _tiebreak_values(
-    u: _TableInputs, t: _Totals, seeds: dict[str, int], td_order: tuple[str, ...] | None
+    u: _TableInputs, t: _Totals, seeds: dict[str, float], td_order: tuple[str, ...] | None
 ) -> dict[str, dict[str, float]]:
     """Every tiebreak a stage may name, for each entrant: higher ranks higher."""
     stage = u.stage
@@ -356,7 +356,7 @@ def stage_standings(
     stage: Stage,
     entrants: tuple[str, ...],
     matches: list[TeamMatch],
-    seeds: dict[str, int] | None = None,
+    seeds: dict[str, float] | None = None,
     td_order: tuple[str, ...] | None = None,
     byes: tuple[Bye, ...] = (),
     boards: int = 1,

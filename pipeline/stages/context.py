@@ -127,6 +127,24 @@ def lineup(config: Config, inputs: Inputs) -> linking.Lineup:
     return linking.Lineup(inputs.roster, inputs.overrides, tuple(s.name for s in config.stages))
 
 
+def entrant_seeds(con: Any, config: Config) -> dict[str, float]:
+    """Each registered entrant's seeding rating, as pairing and the ``seed`` tiebreak use it: the
+    seeding view's rating of each player (ACWC-SEED-1, from the stored ratings at the seeding time),
+    players.csv's seed rating where the stored data hold none, 0 without either; a team's is the mean
+    over its boards 1..boards (substitutes left out). Reads td_members and the seeding view, so
+    td_* and audit_params must be current (write_td_inputs, audit.write_params)."""
+    members = gateway.query(con, "queries/members").to_dicts()
+    ratings = {m["player_id"]: m["seed_rating"] for m in members}
+    for row in gateway.query(con, "queries/seeding_ratings").to_dicts():
+        if row["seeding_rating"] is not None:
+            ratings[row["user_id"]] = row["seeding_rating"]
+    boards: dict[str, list[float]] = {}
+    for m in members:
+        if config.kind == "individual" or 1 <= m["board"] <= config.boards:
+            boards.setdefault(m["entrant"], []).append(float(ratings.get(m["player_id"]) or 0))
+    return {e: sum(r) / len(r) for e, r in boards.items()}
+
+
 def write_td_inputs(con: Any, inputs: Inputs) -> None:
     """td_members, td_pairings, td_overrides, td_byes: rewritten from the TD's files, in one transaction."""
     with gateway.transaction(con):

@@ -291,18 +291,10 @@ def stage_results(
         if y["round"] < round_no:
             score = {"pab": 1.0, "full": 1.0, "half": 0.5}.get(y["kind"], 0.0)
             history.append(swiss.Result(y["round"], y["entrant"], None, score, 0.0, y["kind"]))
-    members = gateway.query(con, "queries/members").to_dicts()
-    ratings = {m["player_id"]: m["seed_rating"] for m in members}
-    for row in gateway.query(con, "queries/seeding_ratings").to_dicts():
-        if row["seeding_rating"] is not None:
-            ratings[row["user_id"]] = row["seeding_rating"]
-    boards: dict[str, list[float]] = {}
-    for m in members:
-        if config.kind == "individual" or 1 <= m["board"] <= config.boards:
-            boards.setdefault(m["entrant"], []).append(float(ratings.get(m["player_id"]) or 0))
+    seeds = context.entrant_seeds(con, config)
     for x in (x for r in history for x in (r.a, r.b) if x is not None):
-        boards.setdefault(x, [0.0])  # scored but no longer registered: kept, unrated
-    entrants = swiss.seed_order(swiss.Entrant(e, sum(r) / len(r)) for e, r in boards.items())
+        seeds.setdefault(x, 0.0)  # scored but no longer registered: kept, unrated
+    entrants = swiss.seed_order(swiss.Entrant(e, r) for e, r in seeds.items())
     return entrants, history
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from pipeline.domain import linking, scoring, standings, verify
 from pipeline.model import Bye, Config, Pairing, Stage
-from pipeline.stages import context, placings, rescore
+from pipeline.stages import audit, context, placings, rescore
 from pipeline.store import gateway
 
 
@@ -48,8 +48,10 @@ def score_stage(
     con = gateway.connect(config.paths.database)
     try:
         context.write_td_inputs(con, inputs)
+        audit.write_params(con, config, now)  # the seeding view reads them (ACWC-SEED-1's seeding time)
+        seeds = context.entrant_seeds(con, config)
         for stage in config.stages:
-            score_one_stage(con, config, inputs, stage, now, report)
+            score_one_stage(con, config, inputs, stage, now, report, seeds)
         if report.unplayed_matches:
             report.notes.append(unplayed_note(report.unplayed_matches))
         placings.write_placings(con, config)
@@ -69,7 +71,13 @@ _STAGE_TABLES = (
 
 
 def score_one_stage(
-    con: Any, config: Config, inputs: context.Inputs, stage: Stage, now: dt.datetime, report: ScoreReport
+    con: Any,
+    config: Config,
+    inputs: context.Inputs,
+    stage: Stage,
+    now: dt.datetime,
+    report: ScoreReport,
+    seeds: dict[str, float],
 ) -> None:
     """One stage: link and score the rounds the rescore plan names, rank the stage, write it all
     in one transaction and add its counts to `report`. A stage with nothing paired (any more) is
@@ -102,7 +110,7 @@ def score_one_stage(
         note = swiss_rounds_note(stage, len(entrants))
         if note is not None:
             report.notes.append(note)
-    table = rank_stage(config, inputs, stage, entrants, matches, byes)
+    table = rank_stage(config, inputs, stage, entrants, matches, byes, seeds)
     with gateway.transaction(con):
         plan.write(con, linked, results, new_matches)
         gateway.replace_where(con, "scored_standings", {"stage": stage.name}, table)
@@ -171,9 +179,11 @@ def rank_stage(
     entrants: tuple[str, ...],
     matches: list[scoring.TeamMatch],
     byes: tuple[Bye, ...],
+    seeds: dict[str, float],
 ) -> list[standings.Standing]:
-    """The stage's table; a round robin's per pool, each pool ranked on its own (ACWC-C-1)."""
-    seeds = {m.entrant: m.seed_rating for m in inputs.roster.members if m.seed_rating is not None}
+    """The stage's table; a round robin's per pool, each pool ranked on its own (ACWC-C-1). The
+    ``seed`` tiebreak (ACWC-Q-3) reads ``seeds``, the seeding ratings pairing uses too
+    (context.entrant_seeds: ACWC-SEED-1's, from the seeding view)."""
     if stage.kind != "round_robin":
         return standings.stage_standings(stage, entrants, matches, seeds, inputs.roster.entrants, byes, config.boards)
     return [

@@ -64,6 +64,41 @@ def test_acwc_seeds_follow_acwc_seed_1(audited: dict[str, Path]) -> None:
     assert [f for f in findings(audited) if f[0] == "ACWC-SEED-1"] == []
 
 
+def test_the_seed_tiebreak_reads_the_seeding_view_not_players_csv(audited: dict[str, Path], tmp_path: Path) -> None:
+    """ACWC-Q-3's last tiebreak, the seed, is the seeding rating of ACWC-SEED-1: the seeding view's
+    (the one pairing uses), not what players.csv says. A copy of the ACWC demo whose players.csv
+    seeds are replaced by 1001, 1002, ... is scored again: every standings row's seed_rating is
+    still the view's rating of that player, and none is players.csv's number."""
+    import shutil
+
+    from demo_audit import NOW
+
+    from pipeline.inputs.config import load_config
+    from pipeline.stages import context, score
+
+    event = audited["acwc"].parent.parent  # <demo>/acwc/out/acwc.duckdb
+    copy = tmp_path / "acwc"
+    shutil.copytree(event, copy)
+    players = rows(copy / "players.csv")
+    with (copy / "players.csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(players[0]))
+        writer.writeheader()
+        writer.writerows({**p, "seed_rating": str(1001 + i)} for i, p in enumerate(players))
+    cfg = load_config(copy / "tournament.toml")
+    score.score_stage(cfg, context.read_inputs(cfg), NOW)
+    con = duckdb.connect(str(cfg.paths.database), read_only=True)
+    try:
+        got = con.sql(
+            "SELECT s.entrant, s.seed_rating, v.seeding_rating, v.seed_rating FROM scored_standings s "
+            "JOIN seeding v ON v.team = s.entrant WHERE s.stage = 'qualification'"
+        ).fetchall()
+    finally:
+        con.close()
+    assert len(got) >= SUITE_DEMO["acwc_players"]  # every player after every round
+    assert all(shown == view and shown != csv_seed for _, shown, view, csv_seed in got), got
+    assert {csv_seed for *_, csv_seed in got} == set(range(1001, 1001 + len(players)))
+
+
 @pytest.mark.parametrize("event", ["team", "acwc"])
 def test_each_audit_file_runs_verbatim_on_the_published_file(audited: dict[str, Path], event: str) -> None:
     """What a TD gets pasting an audit file into `duckdb -readonly <file>`: the same rows as

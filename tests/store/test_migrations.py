@@ -155,7 +155,7 @@ def test_a_new_database_is_created_final_and_runs_no_migration(tmp_path: Path) -
     try:
         runs = recorded(con)
         assert [(m, how) for m, how, _ in runs] == [(p.stem, "created") for p in store.migration_files()]
-        assert len(runs) == 9
+        assert len(runs) == 10
         assert store.migrate(con) == []
         assert recorded(con) == runs
     finally:
@@ -167,9 +167,9 @@ def test_a_migration_not_yet_recorded_runs_once(tmp_path: Path) -> None:
     fingerprint gone, as a database of the release before it would be): the next open runs that
     one and no other."""
     db = tmp_path / "t.duckdb"
-    last = store.migration_files()[-1]  # 009: scored_board_results.is_unplayed
+    last = store.migration_files()[-1]  # 010: scored_standings.seed_rating DOUBLE (it was INTEGER)
     con = store.connect(db)
-    con.execute("ALTER TABLE scored_board_results DROP COLUMN is_unplayed")
+    con.execute("ALTER TABLE scored_standings ALTER COLUMN seed_rating SET DATA TYPE INTEGER")
     con.execute("DELETE FROM schema_migrations WHERE migration = ?", [last.stem])
     con.execute("COMMENT ON VIEW audit_findings IS NULL")  # nor the fingerprint of this release's SQL
     before = recorded(con)
@@ -179,7 +179,7 @@ def test_a_migration_not_yet_recorded_runs_once(tmp_path: Path) -> None:
         after = recorded(con)
         assert after[:-1] == before
         assert [(m, how) for m, how, _ in after[-1:]] == [(last.stem, "applied")]
-        assert "is_unplayed" in [c for (c, *_) in con.sql("DESCRIBE scored_board_results").fetchall()]
+        assert ("seed_rating", "DOUBLE") in [(c, t) for (c, t, *_) in con.sql("DESCRIBE scored_standings").fetchall()]
     finally:
         con.close()
 
