@@ -1,7 +1,9 @@
 """`antichess-td pair` on the small demo after round 3, both presets: the TD's pairings.csv holds
 rounds 1-3 only (later rounds and stages removed, as before the TD pairs them), the season is
 scored, and round 4 is proposed complete — every entrant exactly once (12 teams: 6 pairs; 16
-ACWC players: 8), no pair that met in rounds 1-3 (FIDE C.04.1.b), in the file's own columns."""
+ACWC players: 8), no pair that met in rounds 1-3 (FIDE C.04.1.b), in the file's own columns.
+The demo's own Swiss rounds are paired by the same engine from its simulated results, so the
+proposal is exactly the demo's round 4, colours (who is `a`) and table order included."""
 
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ def test_pair_on_the_demo_after_round_3(
         return cells[0] == "stage" or (cells[0] == stage and int(cells[1]) <= 3)
 
     lines = cfg.paths.pairings.read_text(encoding="utf-8").splitlines(keepends=True)
+    demo_round_4 = [ln.rstrip("\n").split(",")[2:4] for ln in lines if ln.startswith(f"{stage},4,")]
     cfg.paths.pairings.write_text("".join(ln for ln in lines if early(ln)), encoding="utf-8")
     if cfg.paths.overrides:
         lines = cfg.paths.overrides.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -60,3 +63,4 @@ def test_pair_on_the_demo_after_round_3(
         met = {frozenset((r["a"].lower(), r["b"].lower())) for r in csv.DictReader(f)}
     assert not {frozenset((r["a"].lower(), r["b"].lower())) for r in rows} & met
     assert (cfg.paths.exports / f"pairings_{stage}_4.md").read_text(encoding="utf-8").count("\n| ") == entrants // 2 + 1
+    assert [[r["a"], r["b"]] for r in rows] == demo_round_4

@@ -65,6 +65,28 @@ def test_bbp_regression_requested_zero_bye_is_left_out() -> None:
     assert "4" not in {x for pair in got.pairs for x in pair}
 
 
+def test_bbp_burstein_checker_case_every_round_as_played_meets_the_absolute_criteria() -> None:
+    """bbpPairings' issue_15, a checker case of its Burstein system (180 players, 11 rounds, 86
+    forfeited pairings, player 1 Black in round 1): read whole through our TRF import, and each
+    round as played, against the rounds before it, passes our checker with no violation (every
+    player paired once, no repeat meeting, no second allocated bye), as bbpPairings' checker
+    reports no discrepancy in any round (issue_15.expected_checker_output.txt). Re-pairing each
+    round by the Burstein system is not ours to do (the Dutch engine pairs both presets; see
+    PROVENANCE.md): this checks the import and the absolute criteria on a long real tournament."""
+    tournament = trf.read_trf((DATA / "issue_15.trf").read_text())
+    entrants, history, round_no, absent, initial = trf.to_history(tournament)
+    output = (DATA / "issue_15.expected_checker_output.txt").read_text()
+    assert output == "".join(f"issue_15: Round #{r}\n" for r in range(1, 12)) + "\n"  # no discrepancy listed
+    assert (len(entrants), round_no, absent, initial) == (180, 12, frozenset(), "black")
+    assert sum(r.outcome == "forfeit" for r in history) == 86 and len(history) == 11 * 90
+    for rnd in range(1, round_no):
+        played = [r for r in history if r.round == rnd]
+        proposal = Proposal(rnd, tuple((r.a, r.b) for r in played if r.b is not None), None)
+        present = [x for r in played for x in (r.a, r.b) if x is not None]
+        assert len(present) == 180, rnd
+        assert pairing.violations(present, [r for r in history if r.round < rnd], proposal, Controls()) == [], rnd
+
+
 def test_generated_80_players_round_5_reproduced() -> None:
     """The generated 80-player, 5-round tournament (seed 7) after round 4: bbpPairings' 40 round-5
     pairs, listed without colours (lower number first), all reproduced."""

@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from pipeline.sim.season.calendar import ACWC_END, ACWC_PEAK_SINCE, ACWC_SEEDING, ACWC_START, DAY, SPAN, UTC
-from pipeline.sim.season.matches import BoardMatch, extra_game, play_board, swiss_pairs
+from pipeline.sim.season.matches import BoardMatch, engine_pairs, extra_game, play_board
 from pipeline.sim.season.players import HistoryPlan, outsiders_for
 from pipeline.sim.season.state import Season
 from pipeline.sim.season.world import Player
@@ -27,24 +27,20 @@ def play_acwc(s: Season, n_players: int = 40) -> None:
     s.play_histories(players, ACWC_END, outsiders, _plant_acwc_cases(s, players))
     s.acwc = players
     rounds = acwc_rounds(n_players)
-    ids = [p.id for p in players]
-    score = dict.fromkeys(ids, 0.0)
-    played: set[frozenset[str]] = set()
+    seeds: dict[str, float] = {}
+    played: list[tuple[int, str, str, float, float]] = []
     stopped = 0
     for rnd in range(1, rounds + 1):
         window = ACWC_START + dt.timedelta(days=7 * (rnd - 1))
         s.world.run_until(window)
-        if rnd == 1:
-            half = n_players // 2
-            pairs = [(ids[i], ids[i + half]) for i in range(half)]
-        else:
-            pairs = swiss_pairs(sorted(ids, key=lambda i: (-score[i], ids.index(i))), played)
-        played |= {frozenset(p) for p in pairs}
+        if rnd == 1:  # the world has now played every game before the seeding date
+            seeds = {p.id: acwc_seeding_rating(p) for p in players}
+        pairs = engine_pairs(seeds, played, rnd, rounds)  # FIDE Dutch on game points (ACWC-Q-2)
         matches = _acwc_round(s, rnd, window, pairs)
         s.world.run_until(window + dt.timedelta(days=7))
         for bm in matches:
-            score[bm.team_a] += bm.points["a"]
-            score[bm.team_b] += bm.points["b"]
+            # the engine's units, as the pipeline's pairing reads game points: a share of the 10 games' most
+            played.append((rnd, bm.team_a, bm.team_b, bm.points["a"] / 10, bm.points["b"] / 10))
             stopped += len(bm.game_ids) < 10
     s.plant(
         "ACWC-Q-2",
@@ -105,13 +101,18 @@ def _acwc_round(s: Season, rnd: int, window: dt.datetime, pairs: list[tuple[str,
     return matches
 
 
-def acwc_seed(p: Player) -> int:
+def acwc_seeding_rating(p: Player) -> float:
     """ACWC-SEED-1: the average of the rating at 2021-09-01 00:00 UTC (the last post-game rating
     before it) and the highest rating held from 2021-03-01 to then (the rating carried in at
     2021-03-01 and every post-game rating in between: intraday, as the seeding view computes it)."""
     before = [r for t, r in p.rated if t < ACWC_SEEDING]
     if not before:
-        return 0
+        return 0.0
     carried = [r for t, r in p.rated if t < ACWC_PEAK_SINCE][-1:]
     window = [r for t, r in p.rated if ACWC_PEAK_SINCE <= t < ACWC_SEEDING]
-    return round((before[-1] + max(carried + window)) / 2)
+    return (before[-1] + max(carried + window)) / 2
+
+
+def acwc_seed(p: Player) -> int:
+    """players.csv's seed: the seeding rating rounded to a whole number (the file's format)."""
+    return round(acwc_seeding_rating(p))

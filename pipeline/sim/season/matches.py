@@ -144,25 +144,21 @@ def play_board(
     schedule(0, start)
 
 
-def swiss_pairs(order: list[str], played: set[frozenset[str]]) -> list[tuple[str, str]]:
-    """Pair down the standings, skipping rematches (backtracking), as a TD would."""
+def engine_pairs(
+    seeds: dict[str, float], played: list[tuple[int, str, str, float, float]], rnd: int, rounds: int
+) -> list[tuple[str, str]]:
+    """Swiss round `rnd` as a TD running `antichess-td pair` gets it: the FIDE Dutch system
+    (pipeline.domain.pairing, the pinned engine) from each entrant's seeding rating and the
+    rounds so far as (round, white, black, white's score, black's score) in win units. The demo's
+    fields are even, so no bye. Pairs are (White, Black): `a` has White (a team: on board 1)."""
+    from pipeline.domain import pairing
 
-    def solve(left: list[str]) -> list[tuple[str, str]] | None:
-        if not left:
-            return []
-        first = left[0]
-        for j in range(1, len(left)):
-            if frozenset((first, left[j])) in played:
-                continue
-            rest = solve(left[1:j] + left[j + 1 :])
-            if rest is not None:
-                return [(first, left[j]), *rest]
-        return None
-
-    pairs = solve(order)
-    if pairs is None:
-        raise ValueError("no Swiss pairing without a rematch")
-    return pairs
+    entrants = pairing.seed_order(pairing.Entrant(e, r) for e, r in seeds.items())
+    history = [pairing.Result(r, a, b, sa, sb) for r, a, b, sa, sb in played]
+    proposal = pairing.pair_round(entrants, history, rnd, rounds)
+    if proposal.bye is not None:
+        raise ValueError(f"the demo's Swiss fields are even; round {rnd} gave {proposal.bye} a bye")
+    return list(proposal.pairs)
 
 
 def knockout_size(teams: int) -> int:

@@ -18,7 +18,7 @@ from pipeline.sim.season.calendar import (
     UTC,
     knockout_start,
 )
-from pipeline.sim.season.matches import BoardMatch, Parts, knockout_size, play_board, swiss_pairs, tie_results
+from pipeline.sim.season.matches import BoardMatch, Parts, engine_pairs, knockout_size, play_board, tie_results
 from pipeline.sim.season.players import nearest, outsiders_for
 from pipeline.sim.season.state import Season
 from pipeline.sim.season.steering import Crossing, Steer, fixed
@@ -93,6 +93,21 @@ def standings(teams: list[str], results: list[MatchBoards]) -> dict[str, tuple[f
         table[ta][1] += a - bp
         table[tb][1] += bp - a
     return {t: (v[0], v[1]) for t, v in table.items()}
+
+
+def _team_seed(members: list[Player]) -> float:
+    """A team's seeding rating: the mean of its boards 1-4's ratings at registration (0 unrated)."""
+    return sum(rating_before(p, TEAM_REGISTRATION) or 0 for p in members[:4]) / 4
+
+
+def _match_scores(results: list[MatchBoards]) -> list[tuple[int, str, str, float, float]]:
+    """Each match as the pairing engine reads it: (round, a, b, a's score, b's score), a win 1, a draw 0.5."""
+    out = []
+    for boards in results:
+        a, b = sum(x.points["a"] for x in boards), sum(x.points["b"] for x in boards)
+        win = 1.0 if a > b else 0.5 if a == b else 0.0
+        out.append((boards[0].round, boards[0].team_a, boards[0].team_b, win, 1.0 - win))
+    return out
 
 
 def _ranked(teams: list[str], results: list[MatchBoards]) -> list[str]:
@@ -184,12 +199,13 @@ def _steer_board_order(s: Season, plan: TeamPlan, outsiders: list[Player]) -> No
 
 
 def _play_swiss(s: Season, outsiders: list[Player], forfeiter: Player) -> list[MatchBoards]:
-    """The Swiss rounds: round 1 pairs the halves, later rounds pair by score without rematches;
-    the forfeits of rounds 5 and 6 disqualify `forfeiter`, replaced from round 7 (TEAM-COMP-6).
-    Returns every match's boards."""
+    """The Swiss rounds, each paired by the engine `antichess-td pair` runs (FIDE Dutch), seeded
+    by the teams' ratings (the mean of boards 1-4 at registration, as the seeding view has them)
+    and scored by match points; the forfeits of rounds 5 and 6 disqualify `forfeiter`, replaced
+    from round 7 (TEAM-COMP-6). Returns every match's boards."""
     w, teams = s.world, list(s.roster)
     results: list[MatchBoards] = []
-    played: set[frozenset[str]] = set()
+    seeds: dict[str, float] = {}
     for rnd in range(1, s.swiss_rounds + 1):
         window = TEAM_START + dt.timedelta(days=7 * (rnd - 1))
         if rnd == 7:
@@ -197,11 +213,8 @@ def _play_swiss(s: Season, outsiders: list[Player], forfeiter: Player) -> list[M
         w.run_until(window)
         if rnd == 1:
             order_boards(s, skip=teams[5])
-            half = len(teams) // 2
-            pairs = [(teams[i], teams[i + half]) for i in range(half)]
-        else:
-            pairs = swiss_pairs(_ranked(teams, results), played)
-        played |= {frozenset(p) for p in pairs}
+            seeds = {t: _team_seed(s.roster[t]) for t in teams}
+        pairs = engine_pairs(seeds, _match_scores(results), rnd, s.swiss_rounds)
         incidents = swiss_incidents(s, rnd, forfeiter)
         if rnd >= 7:  # the replacement plays the disqualified player's board from round 7 on
             with s.replaced(teams[-1], forfeiter):
