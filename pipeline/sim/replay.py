@@ -21,8 +21,10 @@ Semantics copied from lichess.org (docs/ingestion.md, What Lichess's API does):
 
 ``now`` serves the world as it stood then: games created by then (those that ended later are
 still being played: exported only with ``ongoing=true``, as ``started`` without a result),
-profiles counting only the rated games finished by then, rating-history points up to that UTC
-day, only accounts created by then. The server binds 127.0.0.1 only and never maps
+profiles counting only the rated games finished by then, rating-history points of the days
+before, and today's antichess point as the rating after today's last rated game finished by then
+(none before it: the file's point for today is the day's end, which has not come), only accounts
+created by then. The server binds 127.0.0.1 only and never maps
 a URL to a file: everything is loaded from the data folder at start.
 
 Broken records (``games-raw/``): ``games.ndjson`` is loaded strictly (a malformed line is an
@@ -283,9 +285,17 @@ class ReplayServer(ThreadingHTTPServer):
         hist = self.dataset.histories.get(uid, [])
         if self.now_day is None:
             return hist
+        today, now_ms = self.now_day, self.now_ms or 0
+        start_ms = _ms(dt.datetime(today.year, today.month, today.day, tzinfo=dt.UTC))
         out = []
         for perf in hist:
-            pts = [p for p in perf.get("points", []) if dt.date(p[0], p[1] + 1, p[2]) <= self.now_day]
+            pts = [p for p in perf.get("points", []) if dt.date(p[0], p[1] + 1, p[2]) < today]
+            if perf.get("name") == "Antichess":
+                # today's point, as Lichess has it mid-day: the rating after today's last rated game
+                # ended by now, none before the first (the file's point is the day's end, later)
+                ends = [e for e in self._rated_ends.get(uid.lower(), []) if start_ms <= e[0] <= now_ms]
+                if ends:
+                    pts.append([today.year, today.month - 1, today.day, round(ends[-1][1])])
             out.append({**perf, "points": pts})
         return out
 

@@ -388,26 +388,39 @@ def test_now_one_ms_earlier_excludes_the_boundary_game(dataset_dir: Path) -> Non
 
 
 def test_now_rating_history_up_to_now_utc_day(server_now: replay.ReplayServer) -> None:
-    """replay.py `now` + Lichess's rating history (points are UTC days, month 0-based): points up to
-    NOW's UTC day 2026-03-05 inclusive: 02-28 and 03-05 stay, 03-06 and 03-07 go; every perf kept."""
+    """replay.py `now` + Lichess's rating history (points are UTC days, month 0-based): the days
+    before NOW's UTC day 2026-03-05 as recorded (02-28 stays; 03-06 and 03-07 go), and 03-05 as
+    Lichess has it at 23:01, not the day's end the file records (1510, which would tell the
+    future): the rating after alice's last rated antichess game finished by then, g4 at 23:01,
+    rated 1500 with no change. The Bullet point of 03-05 goes (no Bullet game to say it)."""
     r = requests.get(f"{server_now.base_url}/api/user/alice/rating-history", headers=AUTH, timeout=5)
     assert r.status_code == 200
     assert r.json() == [
         {"name": "Bullet", "points": [[2026, 1, 1, 1400]]},
-        {"name": "Antichess", "points": [[2026, 1, 28, 1500], [2026, 2, 5, 1510]]},
+        {"name": "Antichess", "points": [[2026, 1, 28, 1500], [2026, 2, 5, 1500]]},
         {"name": "Atomic", "points": []},
     ]
 
 
+def test_now_rating_history_has_no_point_for_today_before_todays_first_game(dataset_dir: Path) -> None:
+    """At 2026-03-05 19:00, before alice's first game of the day (g1 ends 20:01), Lichess's history
+    has no 03-05 point yet: the file's end-of-day 1510 is not served."""
+    with replay.running(dataset_dir, now=dt.datetime(2026, 3, 5, 19, tzinfo=UTC)) as s:
+        r = requests.get(f"{s.base_url}/api/user/alice/rating-history", headers=AUTH, timeout=5)
+    antichess = [p for p in r.json() if p["name"] == "Antichess"][0]
+    assert antichess["points"] == [[2026, 1, 28, 1500]]
+
+
 def test_now_rating_history_uses_utc_day_whatever_the_offset(dataset_dir: Path) -> None:
-    """replay.py `now` ("rating-history points up to that UTC day"): the same instant NOW written
-    as 2026-03-06T04:01+05:00 is still UTC day 2026-03-05, so the 03-06 point must not appear."""
+    """replay.py `now` (rating-history days are UTC days): the same instant NOW written as
+    2026-03-06T04:01+05:00 is still UTC day 2026-03-05, so the 03-06 point must not appear, and
+    03-05's is the rating as of NOW (see the test above)."""
     now_plus5 = NOW.astimezone(dt.timezone(dt.timedelta(hours=5)))
     assert now_plus5 == NOW and now_plus5.date() == dt.date(2026, 3, 6)
     with replay.running(dataset_dir, now=now_plus5) as s:
         r = requests.get(f"{s.base_url}/api/user/alice/rating-history", headers=AUTH, timeout=5)
     antichess = [p for p in r.json() if p["name"] == "Antichess"][0]
-    assert antichess["points"] == [[2026, 1, 28, 1500], [2026, 2, 5, 1510]]
+    assert antichess["points"] == [[2026, 1, 28, 1500], [2026, 2, 5, 1500]]
 
 
 def test_now_users_created_after_now_are_404(server_now: replay.ReplayServer) -> None:
