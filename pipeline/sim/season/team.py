@@ -171,8 +171,12 @@ def play_team(s: Season, plan: TeamPlan) -> None:
     outsiders = outsiders_for(s.world, s.team_end - SPAN)
     s.play_histories(s.team_members() + [s.replacement], s.team_end, outsiders, plan)
     s.crossings = [Crossing(s.world, p, 2200, day, hold, nearest(outsiders, 2200)) for p, day, hold in plan.crossings]
-    forfeiter = s.roster[teams[-1]][2]
     _steer_board_order(s, plan, outsiders)
+    s.world.run_until(TEAM_START)
+    order_boards(s, skip=teams[5])
+    # board 3 once the boards are ordered: never the captain (board 1), whose disqualification
+    # would disqualify the team too (TEAM-COMP-7), which is not what this case plants
+    forfeiter = s.roster[teams[-1]][2]
     swiss = _play_swiss(s, outsiders, forfeiter)
     _plant_replacement(s, forfeiter)
     s.world.run_until(knockout_start(s.swiss_rounds))
@@ -212,7 +216,6 @@ def _play_swiss(s: Season, outsiders: list[Player], forfeiter: Player) -> list[M
             _steer_replacement(s, outsiders, forfeiter, window)
         w.run_until(window)
         if rnd == 1:
-            order_boards(s, skip=teams[5])
             seeds = {t: _team_seed(s.roster[t]) for t in teams}
         pairs = engine_pairs(seeds, _match_scores(results), rnd, s.swiss_rounds)
         incidents = swiss_incidents(s, rnd, forfeiter)
