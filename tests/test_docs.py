@@ -274,17 +274,18 @@ OUTSIDE = re.compile(
 
 def _own_files() -> list[Path]:
     """The docs, the code and the tests: README, mkdocs.yml, pyproject.toml, docs/, pipeline/, sql/,
-    flows/, benchmarks/, .ci/ and tests/ (text files), except the reference data copied into
-    tests/data/reference/ and the PROVENANCE.md files, which must name where their data came from,
-    and this file, whose examples name what the pattern forbids."""
+    flows/, benchmarks/, .ci/ and tests/ (text files), except the outside data copied unchanged
+    into tests/data/reference/ and tests/data/pairing/ (bbpPairings' own output says "Round #1")
+    and the PROVENANCE.md files, which must name where their data came from, and this file, whose
+    examples name what the pattern forbids."""
     files = [ROOT / "README.md", ROOT / "mkdocs.yml", ROOT / "pyproject.toml"]
     for folder in ("docs", "pipeline", "sql", "flows", "benchmarks", ".ci", "tests"):
         files += [p for p in (ROOT / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-    reference = ROOT / "tests" / "data" / "reference"
+    copied = (ROOT / "tests" / "data" / "reference", ROOT / "tests" / "data" / "pairing")
     return [
         p
         for p in files
-        if not p.is_relative_to(reference)
+        if not any(p.is_relative_to(folder) for folder in copied)
         and p.name != "PROVENANCE.md"
         and p != Path(__file__).resolve()
         and b"\0" not in p.read_bytes()

@@ -251,6 +251,8 @@ def swiss_inputs(
             f"round {round_no} is paired from the published results of rounds 1-{round_no - 1}",
         )
     late = {entrant(e, "late_entrants"): s for e, s in stage.late_entrants}
+    if not gateway.query(con, "queries/audit_has_run").item():
+        raise InputError(config.path, where, f"round {round_no}: {NOT_AUDITED}")
     seeded, history = stage_results(config, con, stage, round_no)
     published = {e.id for e in seeded}  # a late entrant registered since the last run: players.csv's seed
     seeds = {m.entrant: float(m.seed_rating or 0) for m in inputs.roster.members if m.board == 1}
@@ -263,6 +265,14 @@ def swiss_inputs(
     absent |= published - set(entrants)  # no longer in teams.csv / players.csv
     names = dict(gateway.query(con, "queries/entrant_names").iter_rows())
     return seeded, history, swiss.Controls(frozenset(absent), forbidden, start), names
+
+
+# The seeding view reads its seeding time from audit_params, which the audit step writes: with no
+# audit run yet every entrant would seed at 0 and the pairing numbers would follow the names.
+NOT_AUDITED = (
+    "the seeding ratings that number the entrants (the seeding view, ACWC-SEED-1) come with the audits, "
+    "and no audit has run on the published snapshot: run `antichess-td audit` (or the nightly run) first"
+)
 
 
 def stage_results(
@@ -417,6 +427,8 @@ def next_swiss_pairings(config: Config, con: Any) -> tuple[list[tuple[str, int, 
         ):
             return [], []
         rnd = last + 1
+        if not gateway.query(con, "queries/audit_has_run").item():
+            return [], [f"{stage.name} round {rnd} is not proposed: {NOT_AUDITED}"]
         entrants, history = stage_results(config, con, stage, rnd)
         members = gateway.query(con, "queries/members").to_dicts()
         ids = {m["entrant"].lower(): m["entrant"] for m in members} | {m["player_id"]: m["entrant"] for m in members}

@@ -48,8 +48,7 @@ def score_stage(
     con = gateway.connect(config.paths.database)
     try:
         context.write_td_inputs(con, inputs)
-        audit.write_params(con, config, now)  # the seeding view reads them (ACWC-SEED-1's seeding time)
-        seeds = context.entrant_seeds(con, config)
+        seeds = seeding_ratings(con, config, now)
         for stage in config.stages:
             score_one_stage(con, config, inputs, stage, now, report, seeds)
         if report.unplayed_matches:
@@ -59,6 +58,16 @@ def score_stage(
     finally:
         con.close()
     return report
+
+
+def seeding_ratings(con: Any, config: Config, now: dt.datetime) -> dict[str, float]:
+    """Each entrant's seeding rating (context.entrant_seeds: ACWC-SEED-1's, from the seeding view),
+    as of this run's config: the view reads its seeding time from audit_params, which is the audit
+    step's record (exports read it as "the audits have run"), so this run's parameters are written
+    in a transaction that is rolled back once the ratings are read."""
+    with gateway.rolled_back(con):
+        gateway.replace_where(con, "audit_params", {}, [audit.params_row(config, now)])
+        return context.entrant_seeds(con, config)
 
 
 _STAGE_TABLES = (

@@ -250,6 +250,16 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
     con.commit()
 
 
+@contextlib.contextmanager
+def rolled_back(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A what-if: the block's writes are seen inside it and undone after it, whatever happens."""
+    con.begin()
+    try:
+        yield con
+    finally:
+        con.rollback()
+
+
 def _frame(rows: Sequence[Any] | pl.DataFrame) -> pl.DataFrame:
     if isinstance(rows, pl.DataFrame):
         return rows

@@ -1,6 +1,5 @@
 -- audit_params: exactly one row, the audits' parameters as the pipeline wrote them from the
--- config on the last score or audit run (pipeline/stages/audit.py; the score step writes them for
--- the seeding view, ACWC-SEED-1). Every file in sql/audits/ CROSS JOINs it,
+-- config on the last audit run (pipeline/stages/audit.py). Every file in sql/audits/ CROSS JOINs it,
 -- so a TD can run any audit in the duckdb CLI on the published file and get the same rows.
 -- Times are UTC; months are calendar months, applied per player in the audited_players view.
 CREATE TABLE IF NOT EXISTS audit_params (

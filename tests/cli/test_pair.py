@@ -15,18 +15,30 @@ from pathlib import Path
 
 import pytest
 
-from tests.skeleton_kit import copy_skeleton, run_skeleton
+from pipeline.inputs.config import load_config
+from pipeline.stages import audit, context, export
+from tests.skeleton_kit import AFTER_ROUND_2, copy_skeleton, run_skeleton
 
 HEADER = "stage,round,a,b,window_start,window_end,bye"
 
 
-@pytest.fixture
-def three_rounds(tmp_path: Path) -> Path:
-    """The skeleton with rounds = 3, scored after its two rounds (published database)."""
+def scored(tmp_path: Path) -> Path:
+    """The skeleton with rounds = 3, scored after its two rounds (published database), not audited."""
     folder = copy_skeleton(tmp_path)
     cfg = folder / "tournament.toml"
     cfg.write_text(cfg.read_text(encoding="utf-8").replace("rounds = 2", "rounds = 3"), encoding="utf-8")
     run_skeleton(folder)
+    return folder
+
+
+@pytest.fixture
+def three_rounds(tmp_path: Path) -> Path:
+    """The skeleton with rounds = 3, scored and audited after its two rounds, as a nightly run
+    leaves it (the audit writes the parameters the seeding view reads)."""
+    folder = scored(tmp_path)
+    cfg = load_config(folder / "tournament.toml")
+    audit.audit_stage(cfg, context.read_inputs(cfg), AFTER_ROUND_2)
+    export.export_stage(cfg)  # the nightly's order: ingest, score, audit, export
     return folder
 
 
@@ -163,6 +175,20 @@ def test_forbidden_pair_of_one_entrant_is_a_config_error(three_rounds: Path) -> 
         "error: tournament.toml key 'stages.swiss.forbidden_pairs[0]': expected two different entrants "
         """such as ["Pawn Stormers", "Knight Riders"], got ['Alphas', 'alphas']"""
     )
+
+
+def test_pair_before_any_audit_exits_2_naming_the_seeding(tmp_path: Path) -> None:
+    """Scored but never audited: the seeding view has no parameters, so every entrant would seed at
+    0 and be numbered by name; `pair` refuses, says why and what to run (ACWC-SEED-1)."""
+    folder = scored(tmp_path)
+    proc = pair(folder, "--stage", "swiss", "--round", "3")
+    assert (proc.returncode, proc.stderr.strip().splitlines()[-1]) == (
+        2,
+        "error: tournament.toml stage 'swiss': round 3: the seeding ratings that number the entrants (the seeding "
+        "view, ACWC-SEED-1) come with the audits, and no audit has run on the published snapshot: run "
+        "`antichess-td audit` (or the nightly run) first",
+    )
+    assert not (folder / "out" / "exports" / "pairings_swiss_3.csv").exists()
 
 
 def test_unknown_stage_and_round_out_of_range_exit_2(three_rounds: Path) -> None:

@@ -1,6 +1,6 @@
 """`antichess-td pair` on the small demo after round 3, both presets: the TD's pairings.csv holds
 rounds 1-3 only (later rounds and stages removed, as before the TD pairs them), the season is
-scored, and round 4 is proposed complete — every entrant exactly once (12 teams: 6 pairs; 16
+scored and audited, and round 4 is proposed complete — every entrant exactly once (12 teams: 6 pairs; 16
 ACWC players: 8), no pair that met in rounds 1-3 (FIDE C.04.1.b), in the file's own columns.
 The demo's own Swiss rounds are paired by the same engine from its simulated results, so the
 proposal is exactly the demo's round 4, colours (who is `a`) and table order included."""
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.inputs.config import load_config
-from pipeline.stages import context, ingest, score
+from pipeline.stages import audit, context, ingest, score
 
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 
@@ -45,6 +45,7 @@ def test_pair_on_the_demo_after_round_3(
     with ingest.lichess_base_url(cfg) as base_url:
         ingest.ingest_stage(cfg, inputs, base_url, NOW)
     score.score_stage(cfg, inputs, NOW)
+    audit.audit_stage(cfg, inputs, NOW)  # as the nightly run does: the seeding view's parameters
 
     proc = subprocess.run(
         [sys.executable, "-m", "pipeline", "pair", "--config", str(cfg_path), "--stage", stage, "--round", "4"],
