@@ -297,6 +297,42 @@ def test_individual_event_unplayed_matches_show_display_names(tmp_path: Path) ->
     assert sorted(r["subject"] for r in findings if r["audit"] == "acwc_unplayed") == ["Alice v Bea", "Amir v Bob"]
 
 
+def test_individual_event_rulings_name_players_by_display_name(tmp_path: Path) -> None:
+    """The ruling notes of board_results (and results_<stage>.csv) and team_matches name the
+    player as shown, not by id: round 1 as above, Alice 16-16 Bob is a tie the TD decides by
+    armageddon (ARM-1, typed `ALICE ... bob`), and Bea forfeits the 2+5 part of her board
+    (TEAM-DQ-1's part forfeit, typed `bea`)."""
+    folder = individual_event(tmp_path)
+    toml = folder / "tournament.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace(
+            'exports = "out/ex"', 'exports = "out/ex"\noverrides = "overrides.csv"'
+        ),
+        encoding="utf-8",
+    )
+    (folder / "overrides.csv").write_text(
+        OVR
+        + "qualification,1,ALICE,armageddon,bob,Black won on draw odds\nqualification,1,bea,forfeit,2+5,left early\n",
+        encoding="utf-8",
+    )
+    cfg, _ = run_skeleton(folder)
+    con = gateway.connect(cfg.paths.database, read_only=True)
+    try:
+        matches = con.sql("SELECT team_a, winner, override FROM team_matches ORDER BY team_a_id").fetchall()
+        boards = con.sql(
+            "SELECT player_a, override FROM board_results WHERE part = 'total' ORDER BY player_a_id"
+        ).fetchall()
+    finally:
+        con.close()
+    assert matches == [("Alice", "Bob", "armageddon won by Bob: Black won on draw odds"), ("Amir", "Amir", "")]
+    assert boards == [("Alice", ""), ("Amir", "forfeit 2+5 (Bea): left early")]
+    results = rows(cfg.paths.exports / "results_qualification.csv")
+    assert [(r["player_a"], r["override"]) for r in results] == [
+        ("Alice", ""),
+        ("Amir", "forfeit 2+5 (Bea): left early"),
+    ]
+
+
 # --------------------------------------------------------------------------- score and audit refresh the files
 
 
@@ -348,8 +384,8 @@ def test_score_and_audit_rewrite_every_export_they_change(tmp_path: Path) -> Non
         "0",
         "32",
     ]
-    assert amir_r2["override"] == "forfeit (amir): no show"
-    assert results["1", "2", "Alphas"]["override"] == "forfeit 1+2 (amir): arrived late"
+    assert amir_r2["override"] == "forfeit (Amir): no show"  # the player as shown, not the id
+    assert results["1", "2", "Alphas"]["override"] == "forfeit 1+2 (Amir): arrived late"
     assert (
         "### Alphas 18 – 46 Gammas: Gammas wins\n\n- TD ruling: Amir forfeits the board: no show (overrides.csv line 3)\n"
         in (ex / "round_2.md").read_text(encoding="utf-8")
