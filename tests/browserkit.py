@@ -17,6 +17,7 @@
   page's console errors and alerts, every internal link (``a[href]``, and the ``link``, ``img``
   and ``script`` resources) that does not resolve (404 from the server, a missing file, an
   ``#anchor`` no element of the page has), and the external links (never followed).
+- ``table_rows(driver, caption)``: the cells of a table as shown, row by row.
 - ``screenshot(driver, path, width)``: the current page, its whole height, at a window width
   (``WIDTHS``: 1280 desktop, 390 phone), as a PNG; ``blank_reason(path)`` says why a screenshot
   looks blank (too few bytes, or nearly one colour), None when it shows something.
@@ -145,6 +146,20 @@ def open_alert(driver: webdriver.Chrome) -> str | None:
     text = alert.text
     alert.dismiss()
     return text
+
+
+def table_rows(driver: webdriver.Chrome, caption: str | None = None) -> list[list[str]]:
+    """The rows of the page's first table (or the first whose caption starts with `caption`), each
+    the text of its header and data cells as the browser shows them (what a reader sees, to compare
+    with the views); [] when there is no such table."""
+    script = """
+        const tables = Array.from(document.querySelectorAll('table'));
+        const t = tables.find(t => arguments[0] === null
+            || (t.caption && t.caption.innerText.trim().startsWith(arguments[0])));
+        return t ? Array.from(t.rows, r => Array.from(r.cells, c => c.innerText.trim())) : [];
+    """
+    rows: list[list[str]] = driver.execute_script(script, caption)
+    return rows
 
 
 # --------------------------------------------------------------------------- crawling

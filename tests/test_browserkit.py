@@ -24,6 +24,7 @@ from browserkit import (
     open_alert,
     screenshot,
     serve_folder,
+    table_rows,
 )
 from PIL import Image
 from selenium.webdriver.chrome.webdriver import WebDriver
@@ -177,6 +178,9 @@ def test_screenshots_at_both_widths_and_a_blank_page_is_rejected(browser: WebDri
     )
     shots = tmp_path / "screenshots"
     browser.get(full.as_uri())
+    cells = table_rows(browser, "Swiss")  # what a reader sees, to compare with a view
+    assert len(cells) == 40 and cells[0] == ["1", "Team 1", "99"] and cells[-1] == ["40", "Team 40", "60"]
+    assert table_rows(browser, "Knockout") == []
     for width in WIDTHS:
         png = screenshot(browser, shots / f"standings-{width}.png", width)
         with Image.open(png) as image:
