@@ -34,6 +34,9 @@ from pipeline.sim import replay  # noqa: E402
 DATA = Path(__file__).resolve().parent / "data"
 SKELETON = DATA / "skeleton"
 
+# The real-browser kit's `browser` fixture (headless Chromium; tests/browserkit.py).
+pytest_plugins = ["browserkit"]
+
 
 # How pytest-xdist shares out the work (pyproject: `-n auto --dist loadscope --no-loadscope-reorder`).
 # A unit of work is a test module (its module fixtures are built once, on one worker), except that

@@ -71,6 +71,8 @@ def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None
                 log.warning("%s", note)
         path = config.paths.exports / "next_pairings.csv"
         if rows:  # a fragment of pairings.csv for the TD to check, publish and append as it is
+            names = dict(gateway.query(con, "queries/entrant_names").iter_rows())  # as `pair` names them
+            rows = [(stage_name, rnd, names.get(a, a), names.get(b, b)) for stage_name, rnd, a, b in rows]
             columns, proposed = pairing.proposal_rows(con, config, rows)
             exports.write_csv(path, columns, proposed)
             written.append(path)

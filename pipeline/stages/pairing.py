@@ -122,9 +122,12 @@ def candidates_pairings(
         rounds = [bracket.round_robin(pool, cands.rounds) for pool in (upper, lower)]
     except (ValueError, bracket.BracketError) as e:
         return [], [f"candidates: {e}"]
-    notes = [
-        f"ACWC-Q-3: {n} qualify: {', '.join(table[:n])}; upper pool {', '.join(upper)}; lower pool {', '.join(lower)}"
-    ]
+    names = dict(gateway.query(con, "queries/entrant_names").iter_rows())
+
+    def shown(ids: list[str]) -> str:
+        return ", ".join(names.get(e, e) for e in ids)
+
+    notes = [f"ACWC-Q-3: {n} qualify: {shown(table[:n])}; upper pool {shown(upper)}; lower pool {shown(lower)}"]
     return [(cands.name, r + 1, a, b) for pool in rounds for r, pairs in enumerate(pool) for a, b in pairs], notes
 
 

@@ -9,9 +9,9 @@ WITH late AS (
     WHERE a.tournament_kind = 'team' AND g.part_change AND g.gap_s > a.part_gap_max_minutes * 60
 ),
 sides AS (
-    SELECT l.*, l.player_a AS who, l.entrant_a AS who_team, l.player_b AS opponent FROM late l
+    SELECT l.*, l.player_a_id AS who, l.entrant_a AS who_team, l.player_b_id AS opponent FROM late l
     UNION ALL
-    SELECT l.*, l.player_b, l.entrant_b, l.player_a FROM late l
+    SELECT l.*, l.player_b_id, l.entrant_b, l.player_a_id FROM late l
 )
 SELECT 'TEAM-CONDUCT-2' AS rule_id,
        'warning' AS severity,

@@ -10,7 +10,7 @@
 -- incomplete.
 CREATE OR REPLACE VIEW elig_game_counts AS
 WITH cut AS (
-    SELECT p.user_id, p.username, p.team, p.profile_url, p.registered_at, p.recent_since, p.created_at,
+    SELECT p.user_id, p.username, p.team, p.team_id, p.profile_url, p.registered_at, p.recent_since, p.created_at,
            p.antichess_games, p.fetched_at, p.is_closed, a.history_since,
            CASE WHEN a.tournament_kind = 'individual' THEN a.games_before ELSE p.registered_at END AS counted_before
     FROM audited_players p CROSS JOIN audit_params a

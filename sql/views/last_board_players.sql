@@ -11,7 +11,7 @@ WITH titles AS (
     FROM td_members GROUP BY entrant
 ),
 players AS (
-    SELECT p.user_id, p.username, p.team, p.role
+    SELECT p.user_id, p.username, p.team_id AS team, p.role
     FROM audited_players p CROSS JOIN audit_params a WHERE a.tournament_kind = 'team' AND p.board = a.boards
     UNION
     SELECT s.player_id, s.player_name, m.entrant, 'substitute'

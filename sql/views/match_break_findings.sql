@@ -15,5 +15,5 @@ SELECT a.tournament_kind,
        'https://lichess.org/' || s.longest_game AS evidence_url
 FROM match_breaks s
 CROSS JOIN audit_params a
-LEFT JOIN lichess_users u ON u.user_id = s.who
-LEFT JOIN lichess_users o ON o.user_id = s.opponent
+LEFT JOIN lichess_users u ON u.user_id = s.who_id
+LEFT JOIN lichess_users o ON o.user_id = s.opponent_id

@@ -3,7 +3,8 @@
 -- consecutive games of a board match longer than audit_params.break_min_minutes (2) is a break;
 -- a board match is flagged (warning) for a break longer than break_max_minutes (10) or for more
 -- than one break. The data cannot say who called a break, so both players get the row (who, the
--- team, the opponent); `listed` names every break with its games.
+-- team, the opponent, as shown; who_id, who_team_id, opponent_id the ids); `listed` names every
+-- break with its games.
 CREATE OR REPLACE VIEW match_breaks AS
 WITH breaks AS (
     SELECT g.*, a.break_max_minutes, a.break_min_minutes
@@ -12,6 +13,7 @@ WITH breaks AS (
 ),
 per_match AS (
     SELECT stage, round, board, entrant_a, entrant_b, player_a, player_b,
+           entrant_a_id, entrant_b_id, player_a_id, player_b_id,
            count(*) AS n_breaks,
            max(gap_s) AS longest_s,
            any_value(break_max_minutes) AS max_min,
@@ -20,7 +22,8 @@ per_match AS (
                              strftime(timezone('UTC', prev_last_move_at), '%Y-%m-%d %H:%M')), '; ' ORDER BY next_created_at) AS listed,
            arg_max(next_game_id, gap_s) AS longest_game
     FROM breaks
-    GROUP BY stage, round, board, entrant_a, entrant_b, player_a, player_b
+    GROUP BY stage, round, board, entrant_a, entrant_b, player_a, player_b,
+             entrant_a_id, entrant_b_id, player_a_id, player_b_id
 ),
 flagged AS (
     SELECT *, 'warning' AS severity
@@ -28,8 +31,10 @@ flagged AS (
     WHERE longest_s > max_min * 60 OR n_breaks > 1
 ),
 sides AS (
-    SELECT f.*, f.player_a AS who, f.entrant_a AS who_team, f.player_b AS opponent FROM flagged f
+    SELECT f.*, f.player_a AS who, f.entrant_a AS who_team, f.player_b AS opponent,
+           f.player_a_id AS who_id, f.entrant_a_id AS who_team_id, f.player_b_id AS opponent_id
+    FROM flagged f
     UNION ALL
-    SELECT f.*, f.player_b, f.entrant_b, f.player_a FROM flagged f
+    SELECT f.*, f.player_b, f.entrant_b, f.player_a, f.player_b_id, f.entrant_b_id, f.player_a_id FROM flagged f
 )
 SELECT * FROM sides

@@ -5,10 +5,11 @@
 -- window: intraday, from games; the daily history only where no game is stored, see
 -- rating_events); seeding_rating = the mean of the two, or rating_at alone when no peak window
 -- is configured. *_source says where each number came from ('games' | 'rating_history'), NULL
--- when the stored data holds no rating at all. seed_rating is what players.csv says.
+-- when the stored data holds no rating at all. seed_rating is what players.csv says. team as
+-- shown (audited_players), team_id the entrant id.
 CREATE OR REPLACE VIEW seeding AS
 WITH p AS (
-    SELECT ap.user_id, ap.username, ap.team, ap.board, ap.seed_rating,
+    SELECT ap.user_id, ap.username, ap.team, ap.team_id, ap.board, ap.seed_rating,
            coalesce(a.seeding_at, ap.registered_at) AS seeding_at, a.seeding_peak_since AS peak_since
     FROM audited_players ap CROSS JOIN audit_params a
 ),
@@ -43,5 +44,5 @@ SELECT p.user_id, p.username, p.team, p.board, p.seeding_at,
        t.rating AS rating_at, t.source AS rating_at_source, t.game_id AS rating_at_game_id, t.rated_at AS rating_at_time,
        p.peak_since, k.rating AS peak_rating, k.source AS peak_source, k.game_id AS peak_game_id, k.rated_at AS peak_time,
        CASE WHEN p.peak_since IS NULL THEN CAST(t.rating AS DOUBLE) ELSE (t.rating + k.rating) / 2.0 END AS seeding_rating,
-       p.seed_rating
+       p.seed_rating, p.team_id
 FROM p LEFT JOIN at_ t USING (user_id) LEFT JOIN peak k USING (user_id);

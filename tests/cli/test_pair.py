@@ -134,47 +134,39 @@ def test_team_with_its_captain_disqualified_is_left_out(three_rounds: Path) -> N
     )
 
 
-def test_forbidden_pair_that_cannot_be_kept_apart_exits_2(three_rounds: Path) -> None:
-    """Alphas v Deltas forbidden by the config: round 3 has no pairing left; the message names it."""
-    cfg = three_rounds / "tournament.toml"
-    cfg.write_text(
-        cfg.read_text(encoding="utf-8").replace("rounds = 3", 'rounds = 3\nforbidden_pairs = [["alphas", "Deltas"]]'),
-        encoding="utf-8",
-    )
-    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
-    assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines()[-1] == (
+FORBIDDEN = [
+    pytest.param(
+        '[["alphas", "Deltas"]]',
         "error: tournament.toml stage 'swiss': round 3: forbidden pair Alphas v Deltas cannot be kept apart: "
-        "no pairing leaves Alphas, Deltas an opponent"
-    )
-    assert not (three_rounds / "out" / "exports" / "pairings_swiss_3.csv").exists()
-
-
-def test_forbidden_pair_naming_no_team_exits_2(three_rounds: Path) -> None:
-    cfg = three_rounds / "tournament.toml"
-    cfg.write_text(
-        cfg.read_text(encoding="utf-8").replace("rounds = 3", 'rounds = 3\nforbidden_pairs = [["Alphas", "Omegas"]]'),
-        encoding="utf-8",
-    )
-    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
-    assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines()[-1] == (
-        "error: tournament.toml key 'stages.swiss.forbidden_pairs': 'Omegas': expected a team of teams.csv"
-    )
-
-
-def test_forbidden_pair_of_one_entrant_is_a_config_error(three_rounds: Path) -> None:
-    cfg = three_rounds / "tournament.toml"
-    cfg.write_text(
-        cfg.read_text(encoding="utf-8").replace("rounds = 3", 'rounds = 3\nforbidden_pairs = [["Alphas", "alphas"]]'),
-        encoding="utf-8",
-    )
-    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
-    assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines()[-1] == (
+        "no pairing leaves Alphas, Deltas an opponent",
+        id="cannot_be_kept_apart",  # round 3's only pairing without a repeat has Alphas v Deltas
+    ),
+    pytest.param(
+        '[["Alphas", "Omegas"]]',
+        "error: tournament.toml key 'stages.swiss.forbidden_pairs': 'Omegas': expected a team of teams.csv",
+        id="names_no_team",
+    ),
+    pytest.param(
+        '[["Alphas", "alphas"]]',
         "error: tournament.toml key 'stages.swiss.forbidden_pairs[0]': expected two different entrants "
-        """such as ["Pawn Stormers", "Knight Riders"], got ['Alphas', 'alphas']"""
+        """such as ["Pawn Stormers", "Knight Riders"], got ['Alphas', 'alphas']""",
+        id="one_entrant_twice",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pairs", "message"), FORBIDDEN)
+def test_forbidden_pairs_that_cannot_be_met_exit_2(three_rounds: Path, pairs: str, message: str) -> None:
+    """The stage's forbidden_pairs: a pair round 3 cannot keep apart, or a list that is wrong in
+    itself, exits 2 with one line naming it, and writes no proposal."""
+    cfg = three_rounds / "tournament.toml"
+    cfg.write_text(
+        cfg.read_text(encoding="utf-8").replace("rounds = 3", f"rounds = 3\nforbidden_pairs = {pairs}"),
+        encoding="utf-8",
     )
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert (proc.returncode, proc.stderr.strip().splitlines()[-1]) == (2, message)
+    assert not (three_rounds / "out" / "exports" / "pairings_swiss_3.csv").exists()
 
 
 def test_pair_before_any_audit_exits_2_naming_the_seeding(tmp_path: Path) -> None:

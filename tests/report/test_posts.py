@@ -17,7 +17,7 @@ from pathlib import Path
 from skeleton_kit import AFTER_ROUND_2, SKELETON, copy_skeleton, run_skeleton
 
 from pipeline.inputs.config import load_config
-from pipeline.stages import context, score
+from pipeline.stages import audit, context, export, score
 from pipeline.store import gateway
 
 NOW = "2026-03-20T00:00:00Z"  # AFTER_ROUND_2
@@ -216,6 +216,123 @@ def test_individual_event_shows_display_names_the_td_spelling_until_lichess_spel
     assert not any(name in post for name in ("alice", "amir", "bea", "bob"))
 
 
+def audited_individual_event(tmp_path: Path, pairings: str) -> Path:
+    """individual_event with two qualification rounds, round 1 paired by `pairings`, ingested,
+    scored, audited and exported as of AFTER_ROUND_2 (round 2 is left for the nightly proposal)."""
+    folder = individual_event(tmp_path)
+    toml = folder / "tournament.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace("rounds = 1", "rounds = 2"), encoding="utf-8")
+    (folder / "pairings.csv").write_text("stage,round,a,b\n" + pairings, encoding="utf-8")
+    cfg, _ = run_skeleton(folder)
+    audit.audit_stage(cfg, context.read_inputs(cfg), AFTER_ROUND_2)
+    export.export_stage(cfg)
+    return folder
+
+
+def test_individual_event_rosters_evidence_and_proposals_show_display_names(tmp_path: Path) -> None:
+    """In an individual event the entrant is the player: the roster views (players, audited_players,
+    seeding, elig_game_counts) show it in `team` as the display name (Lichess's Alice, not the id
+    alice nor the TD's ALICE), the id in team_id; the break evidence of ACWC-CONDUCT-1 (match_gaps,
+    match_breaks) shows names with ids in *_id columns; and the nightly proposal of round 2
+    (next_pairings.csv) names players as `antichess-td pair` does. Round 1 as in the test above:
+    Alice 16-16 Bob, Amir 29-3 Bea; board Alice v Bob's first gap: 202 s (R1ab1g01 to R1ab1g02)."""
+    folder = audited_individual_event(tmp_path, "qualification,1,alice,BOB\nqualification,1,AMIR,bea\n")
+    cfg = load_config(folder / "tournament.toml")
+    expected = [("alice", "Alice", "alice"), ("amir", "Amir", "amir"), ("bea", "Bea", "bea"), ("bob", "Bob", "bob")]
+    con = gateway.connect(cfg.paths.database, read_only=True)
+    try:
+        for view in ("players", "audited_players", "seeding", "elig_game_counts"):
+            assert con.sql(f"SELECT user_id, team, team_id FROM {view} ORDER BY user_id").fetchall() == expected, view
+        gaps = con.sql(
+            "SELECT entrant_a, entrant_b, player_a, player_b, entrant_a_id, entrant_b_id, player_a_id, player_b_id, "
+            "prev_game_id, next_game_id, gap_s FROM match_gaps ORDER BY next_created_at LIMIT 1"
+        ).fetchall()
+        assert gaps == [("Alice", "Bob", "Alice", "Bob", "alice", "bob", "alice", "bob", "R1ab1g01", "R1ab1g02", 202.0)]
+        breaks = con.sql(
+            "SELECT who, who_team, opponent, who_id, who_team_id, opponent_id FROM match_breaks ORDER BY who_id"
+        ).fetchall()
+        assert breaks == [
+            ("Alice", "Alice", "Bob", "alice", "alice", "bob"),
+            ("Amir", "Amir", "Bea", "amir", "amir", "bea"),
+            ("Bea", "Bea", "Amir", "bea", "bea", "amir"),
+            ("Bob", "Bob", "Alice", "bob", "bob", "alice"),
+        ]
+        subjects = con.sql(
+            "SELECT subject, detail FROM audit_findings WHERE rule_id = 'ACWC-CONDUCT-1' ORDER BY subject"
+        ).fetchall()
+    finally:
+        con.close()
+    assert [(s, d.split(":")[0]) for s, d in subjects] == [
+        ("Alice", "qualification round 1 against Bob"),
+        ("Amir", "qualification round 1 against Bea"),
+        ("Bea", "qualification round 1 against Amir"),
+        ("Bob", "qualification round 1 against Alice"),
+    ]
+    proposal = rows(cfg.paths.exports / "next_pairings.csv")
+    assert [(r["stage"], r["round"], r["a"], r["b"]) for r in proposal] == [
+        ("qualification", "2", "Bob", "Amir"),
+        ("qualification", "2", "Bea", "Alice"),
+    ]
+
+
+def test_individual_event_unplayed_matches_show_display_names(tmp_path: Path) -> None:
+    """ACWC-CONDUCT-1 (acwc_unplayed): Alice and Bea, Amir and Bob never played each other in round
+    1's window, so both matches are unplayed once it and its margin have passed. unplayed_matches
+    and the finding's subject show Lichess's spelling (Alice v Bea, not the TD's ALICE v BEA nor
+    the ids), the ids in team_a_id / team_b_id."""
+    folder = audited_individual_event(tmp_path, "qualification,1,alice,BEA\nqualification,1,AMIR,bob\n")
+    cfg = load_config(folder / "tournament.toml")
+    con = gateway.connect(cfg.paths.database, read_only=True)
+    try:
+        unplayed = con.sql(
+            "SELECT team_a, team_b, name_a, name_b, boards, team_a_id, team_b_id FROM unplayed_matches ORDER BY team_a_id"
+        ).fetchall()
+    finally:
+        con.close()
+    assert unplayed == [
+        ("Alice", "Bea", "Alice", "Bea", "board 1 (Alice v Bea)", "alice", "bea"),
+        ("Amir", "Bob", "Amir", "Bob", "board 1 (Amir v Bob)", "amir", "bob"),
+    ]
+    findings = rows(cfg.paths.exports / "audit_findings.csv")
+    assert sorted(r["subject"] for r in findings if r["audit"] == "acwc_unplayed") == ["Alice v Bea", "Amir v Bob"]
+
+
+def test_individual_event_rulings_name_players_by_display_name(tmp_path: Path) -> None:
+    """The ruling notes of board_results (and results_<stage>.csv) and team_matches name the
+    player as shown, not by id: round 1 as above, Alice 16-16 Bob is a tie the TD decides by
+    armageddon (ARM-1, typed `ALICE ... bob`), and Bea forfeits the 2+5 part of her board
+    (TEAM-DQ-1's part forfeit, typed `bea`)."""
+    folder = individual_event(tmp_path)
+    toml = folder / "tournament.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace(
+            'exports = "out/ex"', 'exports = "out/ex"\noverrides = "overrides.csv"'
+        ),
+        encoding="utf-8",
+    )
+    (folder / "overrides.csv").write_text(
+        OVR
+        + "qualification,1,ALICE,armageddon,bob,Black won on draw odds\nqualification,1,bea,forfeit,2+5,left early\n",
+        encoding="utf-8",
+    )
+    cfg, _ = run_skeleton(folder)
+    con = gateway.connect(cfg.paths.database, read_only=True)
+    try:
+        matches = con.sql("SELECT team_a, winner, override FROM team_matches ORDER BY team_a_id").fetchall()
+        boards = con.sql(
+            "SELECT player_a, override FROM board_results WHERE part = 'total' ORDER BY player_a_id"
+        ).fetchall()
+    finally:
+        con.close()
+    assert matches == [("Alice", "Bob", "armageddon won by Bob: Black won on draw odds"), ("Amir", "Amir", "")]
+    assert boards == [("Alice", ""), ("Amir", "forfeit 2+5 (Bea): left early")]
+    results = rows(cfg.paths.exports / "results_qualification.csv")
+    assert [(r["player_a"], r["override"]) for r in results] == [
+        ("Alice", ""),
+        ("Amir", "forfeit 2+5 (Bea): left early"),
+    ]
+
+
 # --------------------------------------------------------------------------- score and audit refresh the files
 
 
@@ -267,8 +384,8 @@ def test_score_and_audit_rewrite_every_export_they_change(tmp_path: Path) -> Non
         "0",
         "32",
     ]
-    assert amir_r2["override"] == "forfeit (amir): no show"
-    assert results["1", "2", "Alphas"]["override"] == "forfeit 1+2 (amir): arrived late"
+    assert amir_r2["override"] == "forfeit (Amir): no show"  # the player as shown, not the id
+    assert results["1", "2", "Alphas"]["override"] == "forfeit 1+2 (Amir): arrived late"
     assert (
         "### Alphas 18 – 46 Gammas: Gammas wins\n\n- TD ruling: Amir forfeits the board: no show (overrides.csv line 3)\n"
         in (ex / "round_2.md").read_text(encoding="utf-8")

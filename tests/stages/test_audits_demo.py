@@ -90,7 +90,7 @@ def test_the_seed_tiebreak_reads_the_seeding_view_not_players_csv(audited: dict[
     try:
         got = con.sql(
             "SELECT s.entrant, s.seed_rating, v.seeding_rating, v.seed_rating FROM scored_standings s "
-            "JOIN seeding v ON v.team = s.entrant WHERE s.stage = 'qualification'"
+            "JOIN seeding v ON v.team_id = s.entrant WHERE s.stage = 'qualification'"
         ).fetchall()
     finally:
         con.close()
