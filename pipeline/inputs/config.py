@@ -749,24 +749,18 @@ def _paths(file: Path, p: _Paths, kind: EventKind) -> Paths:
         paths = dataclasses.replace(paths, work_database=paths.database.with_name(f"{paths.database.stem}.work.duckdb"))
     if paths.prefect_home is None:
         paths = dataclasses.replace(paths, prefect_home=paths.database.parent / ".prefect")
+    if paths.work_database == paths.database:
+        raise _fail(
+            file,
+            "paths.work_database",
+            f"{paths.database}: expected a file other than paths.database "
+            "(runs write the working copy and publish it onto paths.database)",
+        )
     if paths.site is None:
         paths = dataclasses.replace(paths, site=base / "out" / "site")
     if paths.site_private is None:
         paths = dataclasses.replace(paths, site_private=paths.database.parent / "site-private")
     assert paths.site is not None and paths.site_private is not None
-    if paths.site_private.resolve().is_relative_to(paths.site.resolve()):
-        raise _fail(
-            file,
-            "paths.site_private",
-            f"{paths.site_private}: expected a folder outside paths.site ({paths.site}): "
-            "the TDs' pages must not be published with the site",
-        )
-    if paths.site.resolve().is_relative_to(paths.site_private.resolve()):
-        raise _fail(
-            file,
-            "paths.site",
-            f"{paths.site}: expected a folder outside paths.site_private ({paths.site_private})",
-        )
     for key, folder in (("paths.site", paths.site), ("paths.site_private", paths.site_private)):
         # a site build replaces its folder whole: nothing else may live in it
         inside = [
@@ -786,12 +780,18 @@ def _paths(file: Path, p: _Paths, kind: EventKind) -> Paths:
                 f"{folder}: expected a folder of its own (each site build replaces it whole), "
                 f"but it holds {', '.join(inside)}",
             )
-    if paths.work_database == paths.database:
+    if paths.site_private.resolve().is_relative_to(paths.site.resolve()):
         raise _fail(
             file,
-            "paths.work_database",
-            f"{paths.database}: expected a file other than paths.database "
-            "(runs write the working copy and publish it onto paths.database)",
+            "paths.site_private",
+            f"{paths.site_private}: expected a folder outside paths.site ({paths.site}): "
+            "the TDs' pages must not be published with the site",
+        )
+    if paths.site.resolve().is_relative_to(paths.site_private.resolve()):
+        raise _fail(
+            file,
+            "paths.site",
+            f"{paths.site}: expected a folder outside paths.site_private ({paths.site_private})",
         )
     if kind == "team" and paths.teams is None:
         raise _fail(file, "paths.teams", "missing: a team event needs a teams.csv path")
