@@ -226,6 +226,8 @@ class Site:
     def entrant(self, entrant_id: str | None) -> dict[str, str] | None:
         if entrant_id is None:
             return None
+        if entrant_id not in self.entrant_names and entrant_id.lower() in self.entrant_names:
+            entrant_id = entrant_id.lower()  # an individual event's entrant as a name: its id is the user id
         return {"name": self.entrant_names.get(entrant_id, entrant_id), "href": self.entrant_href(entrant_id)}
 
     def player(self, user_id: str | None, name: str | None = None) -> dict[str, str] | None:
@@ -651,8 +653,28 @@ class Site:
         self.render(
             "entrants.html", "entrants.html", title="Teams" if self.team_event else "Players", entrants=entrants
         )
-        for m in self.snap.members:
-            uid = m["user_id"]
+        everyone = {m["user_id"]: m for m in self.snap.members}
+        for b in self.snap.boards:  # a player who played without a registration row (a TD's replacement)
+            for uid, name, entrant in (
+                (b["player_a_id"], b["player_a"], b["team_a_id"]),
+                (b["player_b_id"], b["player_b"], b["team_b_id"]),
+            ):
+                if uid is not None and uid not in everyone:
+                    everyone[uid] = {
+                        "user_id": uid,
+                        "username": name,
+                        "entrant_id": entrant,
+                        "entrant": self.entrant_names.get(entrant, entrant),
+                        "board": None,
+                        "title": None,
+                        "antichess_rating": None,
+                        "antichess_rd": None,
+                        "is_provisional": None,
+                        "is_captain": False,
+                        "seed_rating": None,
+                    }
+        for uid in sorted(everyone):
+            m = everyone[uid]
             cap = caps.get(uid)
             chart = svg.rating_chart(
                 f"Antichess rating of {m['username']}", ratings[uid], None if cap is None else float(cap["cap"])
@@ -831,15 +853,15 @@ def render_site(config: Config, snap: Snapshot) -> tuple[dict[str, bytes], dict[
                 files["audits/audit_findings.csv"] = audits_csv.read_bytes()
         else:
             private.update(section)
-            private["style.css"] = STYLE.read_bytes()
+            private["style.css"] = STYLESHEET.read_bytes()
             if has_audits_csv:
                 private["audit_findings.csv"] = audits_csv.read_bytes()
     files.update(site.files)
-    files["style.css"] = STYLE.read_bytes()
+    files["style.css"] = STYLESHEET.read_bytes()
     return dict(sorted(files.items())), dict(sorted(private.items()))
 
 
-STYLE = Path(__file__).resolve().parent / "templates" / "style.css"
+STYLESHEET = Path(__file__).resolve().parent / "templates" / "style.css"
 
 
 def check_owned(config: Config, key: str, folder: Path) -> None:

@@ -1,0 +1,89 @@
+"""Site benchmark: how long ``antichess-td site`` takes on the 64-team benchmark season, and how big
+its pages get.
+
+    python benchmarks/site.py [--teams 64] [--repeats 3]
+
+The season is benchmarks/season.py's (``antichess-td demo --teams 64 --swiss-rounds 11
+--history-games 200-400 --acwc-players 16 --seed 2026``, or ``--seed N``: 64 teams of 4 (+2 substitutes), 11 Swiss
+rounds), ingested as of the night after round 11 (cached under ``<tmp>/antichess-td-bench-season/``
+as season.py caches its builds), then scored, audited and exported once into a scratch folder.
+The site is then built ``--repeats`` times from that snapshot (``pipeline.report.site.build_site``:
+read the snapshot, render, write and swap the folder); the median counts. The last line is exactly
+``site_build_s=S pages=P largest_page_kb=K``. Goals: S < 5, K < 500 (no page over 500 KB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from season import NIGHT_11, demo, ingest, source_hash  # noqa: E402
+
+from pipeline.inputs.config import load_config  # noqa: E402
+from pipeline.report.site import build_site  # noqa: E402
+from pipeline.stages import audit, context, score  # noqa: E402
+from pipeline.stages.export import export_stage  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--teams", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=2026, help="the demo's seed (season.py's default)")
+    args = parser.parse_args()
+    folder = demo(args.teams, (200, 400), 16, args.seed)
+    cfg = load_config(folder / "tournament.toml")
+    inputs = context.read_inputs(cfg)
+    cached = folder.parent / f"{folder.name}-night11-{source_hash(('pipeline/lichess', 'sql/schema'))}.duckdb"
+    with tempfile.TemporaryDirectory(prefix="antichess-td-bench-site-") as tmp:
+        work = Path(tmp)
+        paths = dataclasses.replace(
+            cfg.paths,
+            database=work / "season.duckdb",
+            work_database=work / "season.work.duckdb",
+            exports=work / "exports",
+            site=work / "site",
+            site_private=work / "site-private",
+        )
+        cfg = dataclasses.replace(cfg, paths=paths)
+        if not cached.exists():
+            t0 = time.perf_counter()
+            staging = dataclasses.replace(
+                cfg, paths=dataclasses.replace(paths, database=cached.with_suffix(".building"))
+            )
+            staging.paths.database.unlink(missing_ok=True)
+            new = ingest(staging, inputs, NIGHT_11)
+            staging.paths.database.rename(cached)
+            print(f"  ingested {new:,} games as of {NIGHT_11:%Y-%m-%d %H:%M} UTC in {time.perf_counter() - t0:.1f} s")
+        shutil.copy(cached, paths.database)
+        t0 = time.perf_counter()
+        score.score_stage(cfg, inputs, NIGHT_11)
+        audit.audit_stage(cfg, inputs, NIGHT_11)
+        export_stage(cfg)
+        print(f"  scored, audited and exported in {time.perf_counter() - t0:.1f} s")
+        times = []
+        report = None
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            report = build_site(cfg)
+            times.append(time.perf_counter() - t0)
+        assert report is not None
+        print(f"  builds: {', '.join(f'{t:.2f}' for t in times)} s; files={report.files}")
+        print(
+            f"site_build_s={statistics.median(times):.2f} pages={report.pages} "
+            f"largest_page_kb={report.largest_page_bytes / 1024:.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
