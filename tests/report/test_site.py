@@ -475,3 +475,27 @@ def test_acwc_c_1_the_candidates_pools_are_a_table_each(tmp_path: Path) -> None:
     assert page.index("Pool 1:") < page.index(">p12<") < page.index("Pool 2:") < page.index(">p02<")
     home = parse(cfg.paths.site / "index.html")
     assert "standings/candidates-5.html" in home.links  # the nav's "Candidates pools"
+
+
+def test_a_match_still_in_its_window_is_shown_pending_with_the_window(tmp_path: Path) -> None:
+    """TEAM-FMT-3: a round 3 paired, its window still open on the night after round 2 (no game yet):
+    its matches are pending, each with its window."""
+    folder = copy_skeleton(tmp_path)
+    toml = folder / "tournament.toml"
+    toml.write_text(toml.read_text(encoding="utf-8").replace("rounds = 2\n", "rounds = 3\n"), encoding="utf-8")
+    with (folder / "pairings.csv").open("a", encoding="utf-8") as f:
+        f.write("swiss,3,Alphas,Deltas\nswiss,3,Betas,Gammas\n")
+    cfg, _ = run_skeleton(folder)
+    build_site(cfg)
+    windows = view(
+        cfg.paths.database,
+        "SELECT entrant_a, window_start, window_end FROM td_pairings WHERE stage = 'swiss' AND round = 3 ORDER BY 1",
+    )
+    assert view(cfg.paths.database, "SELECT DISTINCT outcome FROM team_matches WHERE round = 3") == [("pending",)]
+    page = (cfg.paths.site / "rounds" / "swiss-3.html").read_text(encoding="utf-8")
+    for _, start, end in windows:
+        assert (
+            f'<strong class="pending">Pending</strong>: window {start:%Y-%m-%d %H:%M} UTC to {end:%Y-%m-%d %H:%M} UTC.'
+            in page
+        )
+    assert page.count('<strong class="pending">Pending</strong>') == len(windows) == 2
