@@ -284,7 +284,9 @@ class Site:
                     "name": s.name,
                     "kind": s.kind.replace("_", " "),
                     "rounds": s.rounds,
-                    "tiebreaks": ", ".join(TIEBREAK_NAMES.get(t, t) for t in s.tiebreaks),
+                    "tiebreaks": (
+                        "" if s.kind == "knockout" else ", ".join(TIEBREAK_NAMES.get(t, t) for t in s.tiebreaks)
+                    ),
                     "policy": s.buchholz_policy,
                     "round_links": [{"label": str(r), "href": self.round_href(s.name, r)} for r in rounds],
                     "standings": (
