@@ -100,8 +100,8 @@ def export_task(config: Config, findings: list[audit.Finding]) -> list[str]:
 
 
 @task(name="site", cache_policy=NO_CACHE)
-def site_task(config: Config) -> str:
-    return site.summary_line(site.site_stage(config))
+def site_task(config: Config, findings: list[audit.Finding]) -> str:
+    return site.summary_line(site.site_stage(config, findings))
 
 
 @task(name="publish", cache_policy=NO_CACHE)
@@ -204,7 +204,7 @@ def run_nightly(
         published = call(publish_task, None, run)
         # the website reads the snapshot just published; a failed build leaves the previous site whole
         run.stage_now = "site"
-        built = call(site_task, None, run.config)
+        built = call(site_task, None, run.config, report.findings)  # the audits are not evaluated again
     result = {
         "run_id": run.run_id,
         "ingest": ingested,

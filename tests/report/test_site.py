@@ -195,9 +195,12 @@ def test_the_nightly_run_writes_the_site_from_what_it_published(skeleton_night: 
 
 
 def test_two_builds_of_the_same_snapshot_give_the_same_bytes(world: Config) -> None:
-    first = tree(world.paths.site)
+    """The skeleton's first build is the nightly's (its audit's findings passed along), the second
+    reads them from the snapshot: the same bytes, the private audits included."""
+    first, private = tree(world.paths.site), tree(world.paths.site_private)
     build_site(world)
-    assert tree(world.paths.site) == first
+    assert tree(world.paths.site) == first and tree(world.paths.site_private) == private
+    assert "index.html" in private
     assert MARKER in first and "index.html" in first and "style.css" in first
 
 

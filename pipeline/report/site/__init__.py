@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,7 +156,10 @@ class Snapshot:
     findings: list[dict[str, Any]] | None  # None: no audit has run
 
 
-def read_snapshot(config: Config, con: Any) -> Snapshot:
+def read_snapshot(config: Config, con: Any, findings: Sequence[dict[str, Any]] | None = None) -> Snapshot:
+    """The snapshot's rows; `findings`: the audit findings of the run that wrote it, when the caller
+    has them (the nightly's audit stage), so that the audits are not evaluated a second time."""
+
     def rows(name: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
         return gateway.query(con, name, params or []).to_dicts()
 
@@ -178,7 +182,9 @@ def read_snapshot(config: Config, con: Any) -> Snapshot:
             s.name: [scoring.TeamMatch(**r) for r in rows("queries/team_matches_for_standings", [s.name])]
             for s in config.stages
         },
-        findings=rows("queries/audit_findings_ordered") if audited else None,
+        findings=(list(findings) if findings is not None else rows("queries/audit_findings_ordered"))
+        if audited
+        else None,
     )
 
 
@@ -784,12 +790,14 @@ class Site:
 # --------------------------------------------------------------------------- building and swapping
 
 
-def build_site(config: Config) -> SiteReport:
+def build_site(config: Config, findings: Sequence[dict[str, Any]] | None = None) -> SiteReport:
     """Build the site of `config`'s published snapshot (``paths.database``, opened read-only) into
     ``paths.site`` (and the audits into ``paths.site_private`` unless ``[site] audits = "public"``).
 
     Raises :class:`~pipeline.errors.InputError` when there is no snapshot yet, or when a target
-    folder holds files a site build did not write (it is replaced whole)."""
+    folder holds files a site build did not write (it is replaced whole). `findings`: the rows of
+    audit_findings (in its order) as the audit that ran just before computed them, or None to read
+    them from the snapshot."""
     paths = config.paths
     assert paths.site is not None and paths.site_private is not None
     if not paths.database.exists():
@@ -802,7 +810,7 @@ def build_site(config: Config) -> SiteReport:
         check_owned(config, key, folder)
     con = gateway.connect(paths.database, read_only=True)
     try:
-        snap = read_snapshot(config, con)
+        snap = read_snapshot(config, con, findings)
     finally:
         con.close()
     files, private = render_site(config, snap)
