@@ -22,7 +22,8 @@ import os
 import re
 import shutil
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -167,12 +168,17 @@ class Snapshot:
     byes: list[dict[str, Any]]
     placings: list[dict[str, Any]]
     team_matches: dict[str, list[scoring.TeamMatch]]
-    findings: list[dict[str, Any]] | None  # None: no audit has run
+    findings: list[dict[str, Any]] | None  # None: no audit has run, or not read yet (read_findings=False)
+    audited: bool = False  # an audit has run: the snapshot has findings (perhaps none)
 
 
-def read_snapshot(config: Config, con: Any, findings: Sequence[dict[str, Any]] | None = None) -> Snapshot:
+def read_snapshot(
+    config: Config, con: Any, findings: Sequence[dict[str, Any]] | None = None, read_findings: bool = True
+) -> Snapshot:
     """The snapshot's rows; `findings`: the audit findings of the run that wrote it, when the caller
-    has them (the nightly's audit stage), so that the audits are not evaluated a second time."""
+    has them (the nightly's audit stage), so that the audits are not evaluated a second time;
+    `read_findings` False leaves them unread (None) for the caller to read (:func:`build_site`
+    reads them on a second cursor while the pages render)."""
 
     def rows(name: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
         return gateway.query(con, name, params or []).to_dicts()
@@ -196,9 +202,16 @@ def read_snapshot(config: Config, con: Any, findings: Sequence[dict[str, Any]] |
             s.name: [scoring.TeamMatch(**r) for r in rows("queries/team_matches_for_standings", [s.name])]
             for s in config.stages
         },
-        findings=(list(findings) if findings is not None else rows("queries/audit_findings_ordered"))
+        findings=(
+            list(findings)
+            if findings is not None
+            else rows("queries/audit_findings_ordered")
+            if read_findings
+            else None
+        )
         if audited
         else None,
+        audited=audited,
     )
 
 
@@ -290,7 +303,7 @@ class Site:
         out.append({"label": "Teams" if self.team_event else "Players", "href": "entrants.html"})
         out.append({"label": "Rulings", "href": "rulings.html"})
         out.append({"label": "Downloads", "href": "downloads.html"})
-        if self.snap.findings is not None and self.config.site.audits == "public":
+        if self.snap.audited and self.config.site.audits == "public":
             out.append({"label": "Audits", "href": "audits/index.html"})
         return out
 
@@ -851,13 +864,17 @@ def build_site(config: Config, findings: Sequence[dict[str, Any]] | None = None)
         check_owned(config, key, folder)
     con = gateway.connect(paths.database, read_only=True)
     try:
-        snap = read_snapshot(config, con, findings)
+        with ThreadPoolExecutor(1) as pool:
+            # the audit_findings view (every audit evaluated) on a second cursor while the pages
+            # render: DuckDB lets go of the GIL while it runs a query
+            later = None if findings is not None else pool.submit(_findings, con.cursor())
+            snap = read_snapshot(config, con, findings, read_findings=False)
+            files, private = render_site(config, snap, None if later is None else later.result)
     finally:
         con.close()
-    files, private = render_site(config, snap)
     swap_in(paths.site, files)
     audits_at: Path | None = None
-    if snap.findings is not None:
+    if snap.audited:
         if config.site.audits == "public":
             audits_at = paths.site / "audits" / "index.html"
             if paths.site_private.is_dir() and (paths.site_private / MARKER).is_file():
@@ -875,8 +892,18 @@ def build_site(config: Config, findings: Sequence[dict[str, Any]] | None = None)
     )
 
 
-def render_site(config: Config, snap: Snapshot) -> tuple[dict[str, bytes], dict[str, bytes]]:
-    """(public files, private files) by relative path: pure apart from reading the exports to copy."""
+def _findings(cursor: Any) -> list[dict[str, Any]]:
+    try:
+        return gateway.query(cursor, "queries/audit_findings_ordered").to_dicts()
+    finally:
+        cursor.close()
+
+
+def render_site(
+    config: Config, snap: Snapshot, read_findings: Callable[[], list[dict[str, Any]]] | None = None
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """(public files, private files) by relative path: pure apart from reading the exports to copy
+    (and calling `read_findings` for the audits, last, when the snapshot's are not read yet)."""
     site = Site(config, snap)
     exports = config.paths.exports
     wanted = ("standings_*.csv", "results_*.csv", "placings.csv", "*.trf")
@@ -887,7 +914,7 @@ def render_site(config: Config, snap: Snapshot) -> tuple[dict[str, bytes], dict[
     private: dict[str, bytes] = {}
     public_audits = config.site.audits == "public"
     audits_csv = exports / "audit_findings.csv"
-    has_audits_csv = snap.findings is not None and audits_csv.is_file()
+    has_audits_csv = snap.audited and audits_csv.is_file()
     site.home(downloads)
     site.game_rows()
     site.standings_pages()
@@ -897,7 +924,10 @@ def render_site(config: Config, snap: Snapshot) -> tuple[dict[str, bytes], dict[
     site.people()
     site.rulings()
     site.downloads(downloads, "audits/audit_findings.csv" if public_audits and has_audits_csv else None)
-    if snap.findings is not None:
+    if snap.audited:
+        if snap.findings is None:
+            assert read_findings is not None
+            snap.findings = read_findings()
         section = site.audits(public_audits)
         if public_audits:
             files.update(section)
