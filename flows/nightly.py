@@ -1,11 +1,14 @@
 """The nightly flow: validate inputs → ingest (a task per player batch, then the casual-game
-searches) → link, score and rank → audit → export → publish.
+searches) → link, score and rank → audit → export → publish → site (the static website, built
+from the snapshot just published: pipeline/stages/site.py).
 
 Logic lives in ``pipeline``; each task is one call. The flow runs inside
 ``pipeline.stages.record.recorded`` (under ``antichess-td nightly`` it adopts the run the CLI opened
 before Prefect started): it holds the tournament's writer lock, its stages write only the
 private working database (``run.work``), every stage's counts go to the ``runs`` record, and the
-snapshot TDs read is replaced only by the last task, when everything before it succeeded.
+snapshot TDs read is replaced only by the publish task, when everything before it succeeded. The
+site task comes after it: it reads only the published snapshot. A failed site build leaves the
+previous site in place and the run recorded as failed in stage ``site`` (its data is published).
 
 Tasks take the config and inputs (frozen values) and open the database themselves, so nothing
 unhashable crosses a task boundary (``NO_CACHE``: a nightly run must never be skipped by a cache
@@ -44,7 +47,7 @@ from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
 from pipeline.lichess import ingest
 from pipeline.model import Config
-from pipeline.stages import audit, context, export, record, score
+from pipeline.stages import audit, context, export, record, score, site
 from pipeline.stages.ingest import ingest_batch, ingest_watched, lichess_base_url, player_batches
 
 INGEST_RETRIES = 2
@@ -94,6 +97,11 @@ def audit_task(config: Config, inputs: context.Inputs, now: dt.datetime) -> audi
 @task(name="export", cache_policy=NO_CACHE)
 def export_task(config: Config, findings: list[audit.Finding]) -> list[str]:
     return [str(p) for p in export.export_stage(config, findings)]
+
+
+@task(name="site", cache_policy=NO_CACHE)
+def site_task(config: Config, findings: list[audit.Finding]) -> str:
+    return site.summary_line(site.site_stage(config, findings))
 
 
 @task(name="publish", cache_policy=NO_CACHE)
@@ -194,6 +202,9 @@ def run_nightly(
         run.done("export", {"files": len(exported)})
 
         published = call(publish_task, None, run)
+        # the website reads the snapshot just published; a failed build leaves the previous site whole
+        run.stage_now = "site"
+        built = call(site_task, None, run.config, report.findings)  # the audits are not evaluated again
     result = {
         "run_id": run.run_id,
         "ingest": ingested,
@@ -201,6 +212,7 @@ def run_nightly(
         "audit": audited,
         "exports": exported,
         "published": published,
+        "site": built,
     }
     BODY_RESULTS.append(result)
     return result

@@ -177,6 +177,19 @@ class Paths:
     overrides: Path | None = None
     work_database: Path | None = None  # the runs' private working copy (default <database>.work.duckdb beside it)
     prefect_home: Path | None = None  # Prefect's home and SQLite database (default .prefect beside the database)
+    site: Path | None = None  # the static website (the loader sets it: default out/site beside the tournament.toml)
+    site_private: Path | None = None  # the TDs' pages (audits when private; default site-private beside the database)
+
+
+SiteAudits = Literal["public", "private"]
+
+
+@dataclass(frozen=True)
+class Site:
+    """The static website (``antichess-td site``): whether the audits section is published with it
+    (``public``) or written to ``paths.site_private`` for the TDs only (``private``)."""
+
+    audits: SiteAudits = "private"
 
 
 @dataclass(frozen=True)
@@ -278,6 +291,7 @@ class Config:
     schedule: Schedule = Schedule()
     seeding: Seeding = Seeding(None, None)
     conduct: Conduct = Conduct()
+    site: Site = Site()
 
     @property
     def pairings_announced_at(self) -> dt.datetime | None:

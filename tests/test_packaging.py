@@ -79,6 +79,9 @@ def test_the_wheel_carries_every_sql_file_and_preset_inside_the_package(wheel: P
     # every module of both packages, and nothing of the checkout's other folders
     modules = {f"{pkg}/{f}" for pkg in ("pipeline", "flows") for f in _files(ROOT / pkg) if f.endswith(".py")}
     assert modules <= names, sorted(modules - names)
+    # the site's templates and stylesheet, which the site finds beside its module (Jinja2's PackageLoader)
+    templates = {f"pipeline/report/site/templates/{f}" for f in _files(ROOT / "pipeline/report/site/templates")}
+    assert templates and templates <= names, sorted(templates - names)
     tops = {n.split("/")[0] for n in names}
     assert tops == {"pipeline", "flows", f"{NAME}-0.1.0.dist-info"}, tops
 
@@ -94,7 +97,7 @@ def test_the_wheel_declares_the_console_script_and_the_direct_imports(wheel: Pat
     # imported by the code itself, not only by its dependencies
     for name in ("berserk", "chess", "polars", "duckdb", "prefect", "typer", "matplotlib", "rich", "httpx", "requests"):
         assert name in required, name
-    assert {"pydantic", "croniter"} <= required
+    assert {"pydantic", "croniter", "jinja2"} <= required
 
 
 def test_the_sdist_carries_the_folders_the_wheel_maps_in(tmp_path: Path) -> None:

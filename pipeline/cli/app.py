@@ -233,6 +233,8 @@ def _summary(result: dict[str, Any]) -> None:
         _say(f"note: {note}")
     for p in result["exports"]:
         _say(f"wrote {p}")
+    if "site" in result:
+        _say(result["site"])
 
 
 @app.command()
@@ -473,6 +475,22 @@ def export(config: ConfigOpt) -> None:
         raise DatabaseDamaged(e.path, e.reason, REBUILT) from e
     for p in written:
         _say(f"wrote {p}")
+
+
+@app.command()
+def site(config: ConfigOpt) -> None:
+    """Write the static website (paths.site) from the published database (read-only: works while a run
+    is writing); the audits go to paths.site_private unless [site] audits = "public"."""
+    from pipeline.stages.site import site_stage, summary_line
+
+    cfg = load_config(config)
+    try:
+        report = site_stage(cfg)
+    except DatabaseDamaged as e:
+        if Path(e.path) != cfg.paths.database:
+            raise
+        raise DatabaseDamaged(e.path, e.reason, REBUILT) from e
+    _say(summary_line(report))
 
 
 @app.command()

@@ -203,7 +203,7 @@ def _tiebreak_values(
     """Every tiebreak a stage may name, for each entrant: higher ranks higher."""
     stage = u.stage
     table = _rounds_table(u)
-    draw = stage.match_points.draw if stage.primary == "match_points" else stage.board_max_points / 2  # a drawn round
+    draw = drawn_round(stage)
     cumulative = _cumulative(u)
     order = {e: i for i, e in enumerate(td_order or u.entrants)}
     values: dict[str, dict[str, float]] = {}
@@ -218,6 +218,26 @@ def _tiebreak_values(
             "kashdan": t.kashdan[e],  # ACWC 2022-2024's third tiebreak; byes and unplayed rounds score 0
         }
     return values
+
+
+def drawn_round(stage: Stage) -> float:
+    """A drawn round's primary score (the dummy opponent's cap under ``fide-2026``)."""
+    return stage.match_points.draw if stage.primary == "match_points" else stage.board_max_points / 2
+
+
+def buchholz_table(
+    stage: Stage,
+    entrants: tuple[str, ...],
+    matches: list[TeamMatch],
+    after_round: int,
+    byes: tuple[Bye, ...] = (),
+    boards: int = 1,
+) -> dict[str, list[tiebreak.Entry]]:
+    """Each entrant's rounds up to `after_round` as its Median-Buchholz reads them (the table
+    :func:`standings_after` ranks with), each entry naming its round: for explaining the numbers
+    (``tiebreak.explain_buchholz(e, table, stage.buchholz_policy, drawn_round(stage), 1, 1)``)."""
+    byes = tuple(b for b in byes if b.stage == stage.name and b.round <= after_round and b.entrant in entrants)
+    return _rounds_table(_TableInputs(stage, entrants, matches, after_round, byes, boards))
 
 
 def _primary_of_bye(stage: Stage, boards: int, kind: str) -> float:
@@ -297,7 +317,9 @@ def _rounds_table(u: _TableInputs) -> dict[str, list[tiebreak.Entry]]:
     stage, matches, byes = u.stage, u.matches, u.byes
     m = stage.match_points
     got: dict[tuple[str, int], tiebreak.Entry] = {
-        (b.entrant, b.round): tiebreak.Entry(None, _primary_of_bye(stage, u.boards, b.kind), BYE_ENTRY_KIND[b.kind])
+        (b.entrant, b.round): tiebreak.Entry(
+            None, _primary_of_bye(stage, u.boards, b.kind), BYE_ENTRY_KIND[b.kind], b.round
+        )
         for b in byes
     }
     rounds = {b.round for b in byes}
@@ -313,7 +335,7 @@ def _rounds_table(u: _TableInputs) -> dict[str, list[tiebreak.Entry]]:
                 if stage.primary == "match_points"
                 else mine
             )
-            got[me, tm.round] = tiebreak.Entry(opp, pts)
+            got[me, tm.round] = tiebreak.Entry(opp, pts, round=tm.round)
     pending = {
         (e, tm.round)
         for tm in matches
@@ -321,7 +343,7 @@ def _rounds_table(u: _TableInputs) -> dict[str, list[tiebreak.Entry]]:
         for e in (tm.team_a, tm.team_b)
     }
     return {
-        e: [got.get((e, r), tiebreak.Entry(None, 0.0, "absent")) for r in sorted(rounds) if (e, r) not in pending]
+        e: [got.get((e, r), tiebreak.Entry(None, 0.0, "absent", r)) for r in sorted(rounds) if (e, r) not in pending]
         for e in u.entrants
     }
 

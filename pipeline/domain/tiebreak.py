@@ -39,6 +39,19 @@ class Entry:
     opponent: str | None
     score: float
     kind: Kind = "played"
+    round: int | None = None  # the round it was, where known (explanations name it)
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """One round's value in an entrant's Buchholz, for explaining it: the round's entry, the value
+    it adds (the opponent's score, or a dummy opponent's), whether it is a requested bye's (cut
+    first), and the cut that removed it (``low``, ``high``) or None when it counts."""
+
+    entry: Entry
+    value: float
+    voluntary: bool
+    cut: Literal["low", "high"] | None = None
 
 
 def adjusted_score(entries: list[Entry], draw: float) -> float:
@@ -55,18 +68,48 @@ def adjusted_score(entries: list[Entry], draw: float) -> float:
 
 def contributions(entrant: str, table: dict[str, list[Entry]], policy: Policy, draw: float) -> list[tuple[float, bool]]:
     """(value, voluntary) per round of `entrant` for its Buchholz under `policy`."""
+    return [(c.value, c.voluntary) for c in _contributions(entrant, table, policy, draw)]
+
+
+def _contributions(entrant: str, table: dict[str, list[Entry]], policy: Policy, draw: float) -> list[Contribution]:
     own = table[entrant]
-    out: list[tuple[float, bool]] = []
+    out: list[Contribution] = []
     own_score = sum(e.score for e in own)
     for e in own:
         if e.opponent is not None:
             opp = table[e.opponent]
             value = sum(x.score for x in opp) if policy == "plain" else adjusted_score(opp, draw)
-            out.append((value, False))
+            out.append(Contribution(e, value, False))
         elif policy != "plain":
             dummy = own_score if policy == "fide-2024" else min(own_score, draw * len(own))
-            out.append((dummy, e.kind in VOLUNTARY))
+            out.append(Contribution(e, dummy, e.kind in VOLUNTARY))
     return out
+
+
+def explain_buchholz(
+    entrant: str, table: dict[str, list[Entry]], policy: Policy, draw: float, cut_low: int = 0, cut_high: int = 0
+) -> list[Contribution]:
+    """Every contribution of `entrant`'s Buchholz in round order, each marked with the cut that
+    removed it (None: it counts): the values that count sum to :func:`buchholz` (which is this
+    sum). A low cut takes a voluntarily unplayed round's contribution first (Art. 16.5); among
+    equal values the earliest round is cut."""
+    values = _contributions(entrant, table, policy, draw)
+    left = list(range(len(values)))
+    cut: dict[int, Literal["low", "high"]] = {}
+    for _ in range(cut_low):  # the low cuts first: they take the requested byes' dummies
+        if not left:
+            break
+        vur = [i for i in left if values[i].voluntary]
+        pool = vur if vur and policy != "plain" else left
+        i = min(pool, key=lambda i: values[i].value)
+        left.remove(i)
+        cut[i] = "low"
+    for _ in range(cut_high):
+        if left:
+            i = max(left, key=lambda i: values[i].value)
+            left.remove(i)
+            cut[i] = "high"
+    return [Contribution(c.entry, c.value, c.voluntary, cut.get(i)) for i, c in enumerate(values)]
 
 
 def buchholz(
@@ -74,13 +117,5 @@ def buchholz(
 ) -> float:
     """Buchholz with `cut_low` lowest and `cut_high` highest contributions removed (Median-Buchholz:
     1 and 1). A low cut takes a voluntarily unplayed round's contribution first (Art. 16.5)."""
-    values = contributions(entrant, table, policy, draw)
-    for _ in range(cut_low):  # the low cuts first: they take the requested byes' dummies
-        if not values:
-            break
-        vur = [v for v in values if v[1]]
-        values.remove(min(vur, key=lambda v: v[0]) if vur and policy != "plain" else min(values, key=lambda v: v[0]))
-    for _ in range(cut_high):
-        if values:
-            values.remove(max(values, key=lambda v: v[0]))
-    return float(sum(v for v, _ in values))
+    explained = explain_buchholz(entrant, table, policy, draw, cut_low, cut_high)
+    return float(sum(c.value for c in explained if c.cut is None))

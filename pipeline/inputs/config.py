@@ -54,6 +54,8 @@ from pipeline.model import (
     RatingCap,
     Schedule,
     Seeding,
+    Site,
+    SiteAudits,
     Stage,
     StageKind,
     Tiebreak,
@@ -306,6 +308,14 @@ class _Paths(_Table):
     prefect_home: TomlPath | None = _doc(
         None, "Prefect's home and SQLite database; unset: `.prefect` beside the database."
     )
+    site: TomlPath | None = _doc(
+        None, "The static website `antichess-td site` writes (any static host serves it); unset: `out/site`."
+    )
+    site_private: TomlPath | None = _doc(
+        None,
+        "The TDs' pages kept off the public site (the audits, when `site.audits` is private); "
+        "unset: `site-private` beside the database.",
+    )
 
 
 class _Part(_Table):
@@ -505,6 +515,16 @@ class _Conduct(_Table):
     forfeits_to_disqualify: int = whole(2, "TEAM-CONDUCT-3, ACWC-CONDUCT-1: forfeits that disqualify.", minimum=1)
 
 
+class _Site(_Table):
+    """The static website (`antichess-td site`, the nightly run's last step)."""
+
+    audits: SiteAudits = _doc(
+        Site.audits,
+        "`private`: the audits section (every finding, its evidence and chart) is written to "
+        "`paths.site_private` for the TDs only; `public`: it is published with the site.",
+    )
+
+
 class _Document(_Table):
     tournament: _Tournament = _doc(..., _Tournament.__doc__ or "")
     lichess: _Lichess = _doc({}, _Lichess.__doc__ or "")
@@ -518,6 +538,7 @@ class _Document(_Table):
     schedule: _Schedule = _doc({}, _Schedule.__doc__ or "")
     seeding: _Seeding = _doc({}, _Seeding.__doc__ or "")
     conduct: _Conduct = _doc({}, _Conduct.__doc__ or "")
+    site: _Site = _doc({}, _Site.__doc__ or "")
 
 
 # --------------------------------------------------------------------------- the keys, for docs and errors
@@ -703,6 +724,7 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         schedule=Schedule(**dict(d.schedule)),
         seeding=Seeding(**dict(d.seeding)),
         conduct=Conduct(**dict(d.conduct)),
+        site=Site(**dict(d.site)),
     )
 
 
@@ -733,6 +755,43 @@ def _paths(file: Path, p: _Paths, kind: EventKind) -> Paths:
             "paths.work_database",
             f"{paths.database}: expected a file other than paths.database "
             "(runs write the working copy and publish it onto paths.database)",
+        )
+    if paths.site is None:
+        paths = dataclasses.replace(paths, site=base / "out" / "site")
+    if paths.site_private is None:
+        paths = dataclasses.replace(paths, site_private=paths.database.parent / "site-private")
+    assert paths.site is not None and paths.site_private is not None
+    for key, folder in (("paths.site", paths.site), ("paths.site_private", paths.site_private)):
+        # a site build replaces its folder whole: nothing else may live in it
+        inside = [
+            f"{name} ({f})"
+            for name, f in (
+                ("the tournament.toml", file.resolve()),
+                ("paths.database", paths.database),
+                ("paths.work_database", paths.work_database),
+                ("paths.exports", paths.exports),
+            )
+            if f is not None and f.resolve().is_relative_to(folder.resolve())
+        ]
+        if inside:
+            raise _fail(
+                file,
+                key,
+                f"{folder}: expected a folder of its own (each site build replaces it whole), "
+                f"but it holds {', '.join(inside)}",
+            )
+    if paths.site_private.resolve().is_relative_to(paths.site.resolve()):
+        raise _fail(
+            file,
+            "paths.site_private",
+            f"{paths.site_private}: expected a folder outside paths.site ({paths.site}): "
+            "the TDs' pages must not be published with the site",
+        )
+    if paths.site.resolve().is_relative_to(paths.site_private.resolve()):
+        raise _fail(
+            file,
+            "paths.site",
+            f"{paths.site}: expected a folder outside paths.site_private ({paths.site_private})",
         )
     if kind == "team" and paths.teams is None:
         raise _fail(file, "paths.teams", "missing: a team event needs a teams.csv path")
