@@ -73,6 +73,7 @@ FIRST_UNITS = (
     "tests/sim/test_demo_seeds.py",  # builds and audits another seed: about 100 s
     "tests/sim/test_soak.py",  # eight nightly processes on the small demo: about 2 min on a quiet machine
     "tests/sim/test_replay_nights.py",
+    "tests/report/test_site.py",  # builds the small demo's sites, then crawls them in Chromium: about 5 min
     "tests/lichess/test_faults.py",
     "tests/store/test_machine_faults.py",
     "tests/cli/test_run_output.py",

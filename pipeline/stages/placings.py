@@ -47,7 +47,7 @@ def stage_results(con: Any, config: Config) -> list[bracket.StageResult]:
                 stage.kind,
                 complete=decided_stage_matches(con, stage) is not None,
                 table=tuple(
-                    bracket.TableRow(r["entrant"], r["rank"], r["match_points"], r["points_scored"], r["pool"])
+                    bracket.TableRow(r["entrant_id"], r["rank"], r["match_points"], r["points_scored"], r["pool"])
                     for r in table
                 ),
             )

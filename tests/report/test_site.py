@@ -502,3 +502,156 @@ def test_a_match_still_in_its_window_is_shown_pending_with_the_window(tmp_path: 
             in page
         )
     assert page.count('<strong class="pending">Pending</strong>') == len(windows) == 2
+
+
+# --------------------------------------------------------------------------- in a real browser (Chromium)
+
+# The standings tables' column headings as a reader sees them, and the `standings` view's column
+# each shows (written out here, not taken from the site's code, so a renamed or misplaced column fails)
+SHOWN_AS = {
+    "Rank": "rank",
+    "Played": "matches_played",
+    "Match points": "match_points",
+    "Points scored": "points_scored",
+    "Points": "points_scored",  # game-point stages (ACWC-Q-2)
+    "Points conceded": "points_conceded",
+    "Points difference": "points_difference",
+    "Median-Buchholz": "median_buchholz",
+    "Cumulative": "cumulative",
+    "Seed rating": "seed_rating",
+    "Kashdan": "kashdan",
+    "Byes": "byes",
+}
+TABLES_SHOWN = """return Array.from(document.querySelectorAll('table'))
+    .filter(t => t.rows.length && t.rows[0].cells.length && t.rows[0].cells[0].innerText.trim() === 'Rank')
+    .map(t => Array.from(t.rows, r => Array.from(r.cells, c => c.innerText.trim())))"""
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("event", ["team", "acwc"])
+def test_in_chromium_every_demo_page_loads_without_console_errors_and_every_link_resolves(
+    demo_sites: dict[str, Config], browser: Any, event: str
+) -> None:
+    """Every page of the demo's site, reached by following links from the home page in Chromium:
+    no console error or alert on any, no internal link (page, stylesheet, image, download, #anchor)
+    that does not resolve over HTTP, every page of the folder reachable, and only lichess.org outside."""
+    from browserkit import crawl, serve_folder
+
+    site = demo_sites[event].paths.site
+    with serve_folder(site) as base:
+        found = crawl(browser, base + "index.html")
+    assert found.errors == {}
+    assert found.broken == []
+    pages = {str(p.relative_to(site)) for p in site.rglob("*.html")}
+    assert {unquote(urlsplit(u).path).lstrip("/") for u in found.pages} == pages
+    assert len(pages) > 50 and {urlsplit(u).netloc for u in found.external} == {"lichess.org"}
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("event", ["team", "acwc"])
+def test_in_chromium_every_standings_number_shown_equals_the_standings_view(
+    demo_sites: dict[str, Config], browser: Any, event: str
+) -> None:
+    """TEAM-SCORE-5, TEAM-TB-1, ACWC-Q-3: what Chromium shows in each standings table (its text,
+    as a reader sees it), row by row and column by column, is the `standings` view's row."""
+    from browserkit import serve_folder
+
+    cfg = demo_sites[event]
+    db = cfg.paths.database
+    compared = 0
+    with serve_folder(cfg.paths.site) as base:
+        for stage in (s for s in cfg.stages if s.kind != "knockout"):
+            for (after_round,) in view(
+                db, "SELECT DISTINCT after_round FROM standings WHERE stage = ? ORDER BY 1", [stage.name]
+            ):
+                browser.get(f"{base}standings/{stage.name}-{after_round}.html")
+                expected = {
+                    row["entrant"]: row
+                    for row in (
+                        dict(zip(("entrant", *SHOWN_AS.values()), r, strict=False))
+                        for r in view(
+                            db,
+                            "SELECT entrant, rank, matches_played, match_points, points_scored, points_scored, "
+                            "points_conceded, points_difference, median_buchholz, cumulative, seed_rating, kashdan, "
+                            "byes FROM standings WHERE stage = ? AND after_round = ?",
+                            [stage.name, after_round],
+                        )
+                    )
+                }
+                shown = [row for table in browser.execute_script(TABLES_SHOWN) for row in _rows_by_heading(table)]
+                assert sorted(r["entrant"] for r in shown) == sorted(expected), (stage.name, after_round)
+                for row in shown:
+                    want = expected[row["entrant"]]
+                    for heading, text in row.items():
+                        if heading in SHOWN_AS:
+                            assert float(text) == pytest.approx(want[SHOWN_AS[heading]]), (row["entrant"], heading)
+                            compared += 1
+    assert compared > 100
+
+
+def _rows_by_heading(table: list[list[str]]) -> list[dict[str, str]]:
+    """A standings table's data rows keyed by heading; the entrant's column (the second) as 'entrant'."""
+    head = ["Rank", "entrant", *table[0][2:]]
+    return [dict(zip(head, cells, strict=True)) for cells in table[1:]]
+
+
+@pytest.mark.browser
+def test_in_chromium_names_that_look_like_markup_or_formulas_show_as_text(tmp_path: Path, browser: Any) -> None:
+    """A team named <script>alert(1)</script> and one named =HYPERLINK("x"): Chromium opens no
+    alert, runs nothing, and shows both names, as written, in the standings and on their pages."""
+    from browserkit import console_errors, open_alert, serve_folder, table_rows
+
+    folder = copy_skeleton(tmp_path)
+    names = {"Gammas": "<script>alert(1)</script>", "Deltas": '=HYPERLINK("x")'}
+    for name in ("teams.csv", "pairings.csv"):
+        path = folder / name
+        with path.open(newline="", encoding="utf-8") as f:
+            rows = [[names.get(cell, cell) for cell in row] for row in csv.reader(f)]
+        with path.open("w", newline="", encoding="utf-8") as f:
+            csv.writer(f, lineterminator="\n").writerows(rows)
+    cfg, _ = run_skeleton(folder)
+    build_site(cfg)
+    with serve_folder(cfg.paths.site) as base:
+        browser.get(base + "standings/swiss-2.html")
+        assert open_alert(browser) is None and console_errors(browser) == []
+        shown = {row[1] for row in table_rows(browser)[1:]}
+        assert set(names.values()) <= shown
+        for name in names.values():
+            browser.find_element("link text", name).click()  # the team's page, reached by its name
+            assert open_alert(browser) is None
+            assert browser.find_element("tag name", "h1").text == name
+            browser.back()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_screenshots_of_the_standings_and_a_round_at_desktop_and_phone_widths_are_not_blank(
+    demo_sites: dict[str, Config], browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The TEAM demo's standings after its last Swiss round and its round 1 page, at 1280 and 390 px
+    wide, as PNGs in the folder this test names (site-screenshots under pytest's temporary folder):
+    each shows content (browserkit.blank_reason: enough bytes, not one colour), is as wide as its
+    window, and the phone's page is laid out for the phone (not a desktop page scaled down)."""
+    from browserkit import WIDTHS, blank_reason, screenshot, serve_folder
+
+    cfg = demo_sites["team"]
+    last = view(cfg.paths.database, "SELECT max(after_round) FROM standings WHERE stage = 'swiss'")[0][0]
+    folder = tmp_path_factory.mktemp("site-screenshots")
+    shots = []
+    with serve_folder(cfg.paths.site) as base:
+        for page in (f"standings/swiss-{last}.html", "rounds/swiss-1.html"):
+            browser.get(base + page)
+            for width in WIDTHS:
+                path = screenshot(browser, folder / f"{page.replace('/', '-')}-{width}.png", width)
+                assert blank_reason(path) is None
+                assert browser.execute_script("return document.documentElement.scrollWidth") <= width, (page, width)
+                shots.append(path)
+    ratio = browser.execute_script("return window.devicePixelRatio")
+    for path, width in zip(shots, WIDTHS * 2, strict=True):
+        from PIL import Image
+
+        with Image.open(path) as image:
+            assert image.width == round(width * ratio), path
+    print(f"screenshots: {folder}")

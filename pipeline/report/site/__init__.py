@@ -259,8 +259,6 @@ class Site:
     def entrant(self, entrant_id: str | None) -> dict[str, str] | None:
         if entrant_id is None:
             return None
-        if entrant_id not in self.entrant_names and entrant_id.lower() in self.entrant_names:
-            entrant_id = entrant_id.lower()  # an individual event's entrant as a name: its id is the user id
         return {"name": self.entrant_names.get(entrant_id, entrant_id), "href": self.entrant_href(entrant_id)}
 
     def player(self, user_id: str | None, name: str | None = None) -> dict[str, str] | None:
@@ -936,14 +934,17 @@ def render_site(
         else:
             private.update(section)
             private["style.css"] = STYLESHEET.read_bytes()
+            private["favicon.svg"] = ICON.read_bytes()
             if has_audits_csv:
                 private["audit_findings.csv"] = audits_csv.read_bytes()
     files.update(site.files)
     files["style.css"] = STYLESHEET.read_bytes()
+    files["favicon.svg"] = ICON.read_bytes()  # declared by every page: no browser asks for a missing /favicon.ico
     return dict(sorted(files.items())), dict(sorted(private.items()))
 
 
 STYLESHEET = Path(__file__).resolve().parent / "templates" / "style.css"
+ICON = STYLESHEET.with_name("favicon.svg")
 
 
 def check_owned(config: Config, key: str, folder: Path) -> None:
