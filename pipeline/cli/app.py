@@ -29,6 +29,7 @@ import typer
 
 from pipeline.errors import DatabaseDamaged, InputError, LichessError, MachineError, TdError
 from pipeline.inputs.config import load_config
+from pipeline.model import Config
 
 app = typer.Typer(
     name="antichess-td",
@@ -49,6 +50,17 @@ NowOpt = Annotated[
 log = logging.getLogger("antichess_td")
 
 REBUILT = "the next nightly run that succeeds replaces it with a new snapshot of the working database"
+
+
+@contextlib.contextmanager
+def _rebuilt_if_damaged(cfg: Config) -> Iterator[None]:
+    """A command reading the published snapshot: if that file is damaged, its error says how it is rebuilt."""
+    try:
+        yield
+    except DatabaseDamaged as e:
+        if Path(e.path) != cfg.paths.database:
+            raise
+        raise DatabaseDamaged(e.path, e.reason, REBUILT) from e
 
 
 def _now(text: str | None) -> dt.datetime:
@@ -467,12 +479,8 @@ def export(config: ConfigOpt) -> None:
             "key 'paths.database'",
             f"{cfg.paths.database} does not exist yet: run `antichess-td nightly` (or score) first",
         )
-    try:
+    with _rebuilt_if_damaged(cfg):
         written = export_stage(cfg)
-    except DatabaseDamaged as e:
-        if Path(e.path) != cfg.paths.database:
-            raise
-        raise DatabaseDamaged(e.path, e.reason, REBUILT) from e
     for p in written:
         _say(f"wrote {p}")
 
@@ -484,12 +492,8 @@ def site(config: ConfigOpt) -> None:
     from pipeline.stages.site import site_stage, summary_line
 
     cfg = load_config(config)
-    try:
+    with _rebuilt_if_damaged(cfg):
         report = site_stage(cfg)
-    except DatabaseDamaged as e:
-        if Path(e.path) != cfg.paths.database:
-            raise
-        raise DatabaseDamaged(e.path, e.reason, REBUILT) from e
     _say(summary_line(report))
 
 

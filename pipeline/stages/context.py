@@ -132,7 +132,8 @@ def entrant_seeds(con: Any, config: Config) -> dict[str, float]:
     seeding view's rating of each player (ACWC-SEED-1, from the stored ratings at the seeding time),
     players.csv's seed rating where the stored data hold none, 0 without either; a team's is the mean
     over its boards 1..boards (substitutes left out). Reads td_members and the seeding view, so
-    td_* and audit_params must be current (write_td_inputs, audit.write_params)."""
+    td_* and audit_params must be current (write_td_inputs; the audit's parameters, or this run's written
+    in a rolled-back transaction: score.seeding_ratings)."""
     members = gateway.query(con, "queries/members").to_dicts()
     ratings = {m["player_id"]: m["seed_rating"] for m in members}
     for row in gateway.query(con, "queries/seeding_ratings").to_dicts():

@@ -302,17 +302,26 @@ def test_the_skeletons_median_buchholz_explanation_names_the_cut_opponents(
 # --------------------------------------------------------------------------- names are text
 
 
-def test_names_that_look_like_markup_or_formulas_render_as_text(tmp_path: Path) -> None:
+ODD_NAMES = {"Gammas": "<script>alert(1)</script>", "Deltas": '=HYPERLINK("x")'}
+
+
+def site_with_odd_names(tmp_path: Path) -> Config:
+    """The skeleton with Gammas and Deltas renamed to an HTML tag and a spreadsheet formula
+    (teams.csv and pairings.csv), run and built into its site."""
     folder = copy_skeleton(tmp_path)
-    renames = {"Gammas": "<script>alert(1)</script>", "Deltas": '=HYPERLINK("x")'}
     for name in ("teams.csv", "pairings.csv"):
         path = folder / name
         with path.open(newline="", encoding="utf-8") as f:
-            rows = [[renames.get(cell, cell) for cell in row] for row in csv.reader(f)]
+            rows = [[ODD_NAMES.get(cell, cell) for cell in row] for row in csv.reader(f)]
         with path.open("w", newline="", encoding="utf-8") as f:
             csv.writer(f, lineterminator="\n").writerows(rows)
     cfg, _ = run_skeleton(folder)
     build_site(cfg)
+    return cfg
+
+
+def test_names_that_look_like_markup_or_formulas_render_as_text(tmp_path: Path) -> None:
+    cfg = site_with_odd_names(tmp_path)
     pages = {p: p.read_bytes() for p in cfg.paths.site.rglob("*.html")}
     standings = pages[cfg.paths.site / "standings" / "swiss-2.html"]
     assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in standings
@@ -603,16 +612,8 @@ def test_in_chromium_names_that_look_like_markup_or_formulas_show_as_text(tmp_pa
     alert, runs nothing, and shows both names, as written, in the standings and on their pages."""
     from browserkit import console_errors, open_alert, serve_folder, table_rows
 
-    folder = copy_skeleton(tmp_path)
-    names = {"Gammas": "<script>alert(1)</script>", "Deltas": '=HYPERLINK("x")'}
-    for name in ("teams.csv", "pairings.csv"):
-        path = folder / name
-        with path.open(newline="", encoding="utf-8") as f:
-            rows = [[names.get(cell, cell) for cell in row] for row in csv.reader(f)]
-        with path.open("w", newline="", encoding="utf-8") as f:
-            csv.writer(f, lineterminator="\n").writerows(rows)
-    cfg, _ = run_skeleton(folder)
-    build_site(cfg)
+    cfg = site_with_odd_names(tmp_path)
+    names = ODD_NAMES
     with serve_folder(cfg.paths.site) as base:
         browser.get(base + "standings/swiss-2.html")
         assert open_alert(browser) is None and console_errors(browser) == []

@@ -123,6 +123,17 @@ def esc(value: Any) -> str:
     )
 
 
+def match_result(m: dict[str, Any], entrant_id: str) -> str:
+    """A match as one of its entrants had it: pending, unplayed, draw, won or lost."""
+    outcome = m["outcome"]
+    if outcome in (None, "pending", "unplayed", "draw"):
+        return outcome or "pending"
+    return "won" if outcome == ("a" if m["team_a_id"] == entrant_id else "b") else "lost"
+
+
+CROSSTABLE_MARKS = {"pending": "…", "unplayed": "–", "draw": "=", "won": "+", "lost": "−"}
+
+
 def utc(t: dt.datetime | None) -> str:
     return "" if t is None else t.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
@@ -581,22 +592,12 @@ class Site:
             number = {r["entrant_id"]: i for i, r in enumerate(order, 1)}
             cells: dict[tuple[str, int], dict[str, Any]] = {}
             for m in (m for m in self.snap.matches if m["stage"] == stage.name):
-                for me, opp, mine, theirs, side in (
-                    (m["team_a_id"], m["team_b_id"], m["a_points"], m["b_points"], "a"),
-                    (m["team_b_id"], m["team_a_id"], m["b_points"], m["a_points"], "b"),
+                for me, opp, mine, theirs in (
+                    (m["team_a_id"], m["team_b_id"], m["a_points"], m["b_points"]),
+                    (m["team_b_id"], m["team_a_id"], m["b_points"], m["a_points"]),
                 ):
                     outcome = m["outcome"]
-                    result = (
-                        "…"
-                        if outcome in (None, "pending")
-                        else "–"
-                        if outcome == "unplayed"
-                        else "="
-                        if outcome == "draw"
-                        else "+"
-                        if outcome == side
-                        else "−"
-                    )
+                    result = CROSSTABLE_MARKS[match_result(m, me)]
                     cells[me, m["round"]] = {
                         "opponent": number.get(opp, "?"),
                         "opponent_name": self.entrant_names.get(opp, opp),
@@ -768,17 +769,7 @@ class Site:
             opp = m["team_b_id"] if a_side else m["team_a_id"]
             mine, theirs = (m["a_points"], m["b_points"]) if a_side else (m["b_points"], m["a_points"])
             outcome = m["outcome"]
-            result = (
-                "pending"
-                if outcome in (None, "pending")
-                else "unplayed"
-                if outcome == "unplayed"
-                else "draw"
-                if outcome == "draw"
-                else "won"
-                if m["winner_id"] == entrant_id
-                else "lost"
-            )
+            result = match_result(m, entrant_id)
             out.append(
                 {
                     "stage": m["stage"],
