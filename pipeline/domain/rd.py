@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -435,6 +435,7 @@ def estimate_rd(
     return resume_rd(games, [], default_opponent_rd, players=players)[0]
 
 
+_LATER = dt.timedelta(seconds=1)  # `until` default: after any game
 ORDER = ("last_move_at", "created_at", "game_id")  # the order games are rated in
 TRACK_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "user_id": pl.Utf8,
@@ -454,11 +455,14 @@ def resume_rd(
     default_opponent_rd: float = DEFAULT_OPPONENT_RD,
     *,
     players: Collection[str] | None = None,
+    until: Mapping[str, dt.datetime] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """:func:`estimate_rd` continued from `state`, the tracked players' state after an earlier
     call (rows of :data:`TRACK_SCHEMA`, [] to start afresh): for `games` that all come after the
     games of that call in :data:`ORDER`, the rows are exactly those one call on all the games
-    would give for them. Returns (the rows for `games`, the state after them)."""
+    would give for them. Returns (the rows for `games`, the state after them).
+    `until`: a player named there is tracked only for games that end before their time (the
+    audits read nothing of theirs after it); an opponent they meet later counts as untracked."""
     missing = [c for c in INPUT_COLUMNS if c not in games.columns]
     if missing:
         raise ValueError(f"estimate_rd: games lack column(s) {', '.join(missing)}: expected {', '.join(INPUT_COLUMNS)}")
@@ -473,7 +477,7 @@ def resume_rd(
     rows: list[tuple[object, ...]] = []
     ordered = games.sort(list(ORDER))
     for g in ordered.iter_rows(named=True):
-        rows.extend(_rate_game(g, tracked, tracks, default))
+        rows.extend(_rate_game(g, tracked, tracks, default, until or {}))
     after = pl.DataFrame(
         [
             (u, t.belief.lo, t.belief.hi, t.belief.rd, t.belief.sd, t.at, t.w_sum, t.wy_sum)
@@ -486,7 +490,11 @@ def resume_rd(
 
 
 def _rate_game(
-    g: dict[str, Any], tracked: frozenset[str] | None, tracks: dict[str, _Track], default: _Belief
+    g: dict[str, Any],
+    tracked: frozenset[str] | None,
+    tracks: dict[str, _Track],
+    default: _Belief,
+    until: Mapping[str, dt.datetime],
 ) -> Iterable[tuple[object, ...]]:
     """The output rows of one game, for each tracked side whose rating it changed; updates `tracks`."""
     at = _game_time(g)
@@ -494,7 +502,12 @@ def _rate_game(
     if sides is None:
         return []  # the game changed no rating (or we cannot read it)
     ids = (g["white_id"], g["black_id"])
-    is_tracked = [ids[i] is not None and (tracked is None or ids[i] in tracked) for i in (0, 1)]
+    is_tracked = [
+        ids[i] is not None and (tracked is None or ids[i] in tracked) and at < until.get(ids[i], at + _LATER)
+        for i in (0, 1)
+    ]
+    if not any(is_tracked):
+        return []  # nothing of this game is kept, and no track moves
     priors = [_predict_pre(tracks.get(ids[i]), at, sides[i].rating) if is_tracked[i] else default for i in (0, 1)]
     posts, methods, meas_pres = _settle(priors, sides, default)
     out = []

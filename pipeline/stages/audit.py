@@ -186,8 +186,20 @@ def record_captains(con: duckdb.DuckDBPyConnection, roster: Roster, now: dt.date
     return len(new)
 
 
-def read_findings(con: duckdb.DuckDBPyConnection) -> list[Finding]:
-    return [Finding(**r) for r in gateway.query(con, "queries/audit_findings_ordered").iter_rows(named=True)]
+AUDITS_OF_KIND = {"team": "team_", "individual": "acwc_"}
+"""The audit files that apply to each kind of event, by name prefix: the others' findings are
+empty there by their own WHERE clause (audit_params.tournament_kind), so they are not evaluated
+(tests/stages/test_audits_demo.py checks both)."""
+
+
+def read_findings(con: duckdb.DuckDBPyConnection, kind: str | None = None) -> list[Finding]:
+    """Every finding (audit_findings), in the CLI's order; with `kind`, only the audits of that
+    kind of event are evaluated (the same rows)."""
+    if kind is None:
+        rows = gateway.query(con, "queries/audit_findings_ordered")
+    else:
+        rows = gateway.findings_of(con, [f for f in gateway.audit_files() if f.stem.startswith(AUDITS_OF_KIND[kind])])
+    return [Finding(**r) for r in rows.iter_rows(named=True)]
 
 
 # --------------------------------------------------------------------------- the stage
@@ -198,7 +210,8 @@ def audit_stage(config: Config, inputs: context.Inputs, now: dt.datetime) -> Aud
 
     Writes the TD's files and the audit parameters from the config (so any audit file gives the
     same rows in the duckdb CLI), records a new captain (TEAM-COMP-8), re-estimates the per-game
-    RDs the cap and provisional audits read (rating_estimates), then reads audit_findings."""
+    RDs the cap and provisional audits read (rating_estimates: only those, queries/rd_tracked_players),
+    then reads audit_findings."""
     report = AuditReport(notes=notes_for(config))
     con = gateway.connect(config.paths.database)
     try:
@@ -206,8 +219,13 @@ def audit_stage(config: Config, inputs: context.Inputs, now: dt.datetime) -> Aud
         write_params(con, config, now)
         if config.kind == "team":
             record_captains(con, inputs.roster, now)
-        report.estimates = ratings.write_rating_estimates(con, inputs.player_ids())
-        report.findings = read_findings(con)
+        tracked = gateway.query(con, "queries/rd_tracked_players")
+        report.estimates = ratings.write_rating_estimates(
+            con,
+            tuple(tracked["user_id"]),
+            until={r["user_id"]: r["until"] for r in tracked.iter_rows(named=True) if r["until"] is not None},
+        )
+        report.findings = read_findings(con, config.kind)
     finally:
         con.close()
     report.csv_path = write_findings(config.paths.exports / "audit_findings.csv", report.findings)

@@ -1,4 +1,6 @@
-"""The ``rating_estimates`` table: every registered player's per-game rating and estimated RD.
+"""The ``rating_estimates`` table: the per-game rating and estimated RD of the games the audits read
+(a last-board player's every game, TEAM-CAP-5; another registered player's games before their
+TEAM-ELIG-7 due time: ``queries/rd_tracked_players``, chosen by the audit stage).
 
 Reads the players' rated antichess games from the database, reconstructs each game's post-game
 RD with :mod:`pipeline.domain.rd` (TEAM-CAP-5; the method is in that module), and writes the table.
@@ -18,7 +20,9 @@ everything again. Either way the table holds what one run over all the games giv
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,9 +38,14 @@ class EstimateStats:
     games_rated: int = 0  # games given to the estimator this time
 
 
-def _settings(ids: tuple[str, ...], default_opponent_rd: float) -> str:
+def _settings(ids: tuple[str, ...], until: Mapping[str, dt.datetime], default_opponent_rd: float) -> str:
     return json.dumps(
-        {"players": sorted(ids), "default_opponent_rd": default_opponent_rd, "estimator": rd.ESTIMATOR_VERSION}
+        {
+            "players": sorted(ids),
+            "until": {p: until[p].isoformat() for p in sorted(until)},
+            "default_opponent_rd": default_opponent_rd,
+            "estimator": rd.ESTIMATOR_VERSION,
+        }
     )
 
 
@@ -55,11 +64,14 @@ def write_rating_estimates(
     player_ids: tuple[str, ...],
     default_opponent_rd: float = rd.DEFAULT_OPPONENT_RD,
     stats: EstimateStats | None = None,
+    until: Mapping[str, dt.datetime] | None = None,
 ) -> int:
-    """Bring ``rating_estimates`` up to date for `player_ids`; returns its row count."""
+    """Bring ``rating_estimates`` up to date for `player_ids` (each named in `until` only for the
+    games that end before its time); returns its row count."""
     stats = stats if stats is not None else EstimateStats()
     ids = tuple(dict.fromkeys(p.lower() for p in player_ids))
-    settings = _settings(ids, default_opponent_rd)
+    until = {p.lower(): t for p, t in (until or {}).items()}
+    settings = _settings(ids, until, default_opponent_rd)
     cursor = gateway.query(con, "queries/rating_estimate_cursor").to_dicts()
     after: Key | None = None
     if cursor and cursor[0]["settings"] == settings and cursor[0]["games"] > 0:
@@ -69,7 +81,7 @@ def write_rating_estimates(
             after = key
     state = gateway.query(con, "queries/rating_estimate_tracks").to_dicts() if after else []
     todo = gateway.query(con, "queries/rated_antichess_games_of", [list(ids), *(after or (None, None, None))])
-    estimates, tracks = rd.resume_rd(todo, state, default_opponent_rd, players=ids)
+    estimates, tracks = rd.resume_rd(todo, state, default_opponent_rd, players=ids, until=until)
     stats.resumed, stats.games_rated = after is not None, todo.height
     games, digest = _digest(con, ids, None)
     newest = todo.row(todo.height - 1, named=True) if todo.height else None

@@ -167,25 +167,42 @@ def audit_sql(path: Path) -> str:
     return path.read_text(encoding="utf-8").strip().rstrip(";").rstrip()
 
 
-def audit_findings_sql() -> str:
-    """``CREATE VIEW audit_findings``: the UNION ALL of every audit file, in file-name order, with
-    the contract's columns and ``audit`` (the file's name) after them."""
+def findings_sql(files: Sequence[Path]) -> str:
+    """The UNION ALL of `files` (audit files), each with the contract's columns and ``audit`` (the
+    file's name) after them; an empty relation of those columns when there are none."""
     parts = []
-    for path in audit_files():
+    for path in files:
         name = path.stem
         if not name.isidentifier():
             raise ValueError(f"audit file {path.name!r}: expected a name of letters, digits and _")
         cols = ", ".join(FINDING_COLUMNS)
         parts.append(f"SELECT {cols}, '{name}' AS audit FROM (\n{audit_sql(path)}\n) AS {name}")
-    if not parts:  # no audit files: an empty view with the same columns
+    if not parts:
         parts.append(
             "SELECT " + ", ".join(f"CAST(NULL AS VARCHAR) AS {c}" for c in (*FINDING_COLUMNS, "audit")) + " WHERE FALSE"
         )
+    return "\nUNION ALL\n".join(parts)
+
+
+def audit_findings_sql() -> str:
+    """``CREATE VIEW audit_findings``: the UNION ALL of every audit file, in file-name order, with
+    the contract's columns and ``audit`` (the file's name) after them."""
     header = (
         "-- audit_findings: one row per finding of any audit, generated from sql/audits/*.sql (file-name order)\n"
         "CREATE OR REPLACE VIEW audit_findings AS\n"
     )
-    return header + "\nUNION ALL\n".join(parts)
+    return header + findings_sql(audit_files())
+
+
+def findings_of(con: duckdb.DuckDBPyConnection, files: Sequence[Path]) -> pl.DataFrame:
+    """``queries/audit_findings_ordered`` over the audits in `files` only: on this connection a
+    temporary ``audit_findings`` view of those files shadows the stored one (which keeps every
+    audit) while the query runs, then is dropped."""
+    con.execute(f"CREATE OR REPLACE TEMP VIEW audit_findings AS\n{findings_sql(files)}")
+    try:
+        return query(con, "queries/audit_findings_ordered")
+    finally:
+        con.execute("DROP VIEW IF EXISTS temp.audit_findings")
 
 
 _held: dict[Path, duckdb.DuckDBPyConnection] = {}  # files a run keeps open (see `held`), by resolved path

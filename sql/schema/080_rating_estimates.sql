@@ -1,5 +1,7 @@
--- rating_estimates: one row per (game_id, user_id) of a rated antichess game of a registered
--- player (TEAM-CAP-5): the rating before and after the game (rating + ratingDiff) and the
+-- rating_estimates: one row per (game_id, user_id) of a rated antichess game an audit reads the RD
+-- of (queries/rd_tracked_players: a last-board player's every game, TEAM-CAP-5; any other
+-- registered player's games before their TEAM-ELIG-7 due time; none in an individual event):
+-- the rating before and after the game (rating + ratingDiff) and the
 -- post-game rating deviation (RD) reconstructed from the games' ratingDiffs by pipeline/domain/rd.py,
 -- since Lichess publishes no RD history. Kept up to date by pipeline/stages/ratings.py write_rating_estimates,
 -- which rates only the games after its cursor when nothing before it changed (else all of them),
