@@ -194,15 +194,23 @@ def audit_findings_sql() -> str:
     return header + findings_sql(audit_files())
 
 
-def findings_of(con: duckdb.DuckDBPyConnection, files: Sequence[Path]) -> pl.DataFrame:
+def findings_of(con: duckdb.DuckDBPyConnection, files: Sequence[Path], shared: Sequence[str] = ()) -> pl.DataFrame:
     """``queries/audit_findings_ordered`` over the audits in `files` only: on this connection a
     temporary ``audit_findings`` view of those files shadows the stored one (which keeps every
-    audit) while the query runs, then is dropped."""
-    con.execute(f"CREATE OR REPLACE TEMP VIEW audit_findings AS\n{findings_sql(files)}")
+    audit) while the query runs, then is dropped. Each view named in `shared` (in an order where a
+    view comes after those it reads) is computed once into a temporary table of the same name that
+    shadows it meanwhile, instead of once per audit that reads it: the same rows, at one time."""
+    made: list[str] = []
     try:
+        for view in shared:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {_column(view)} AS SELECT * FROM main.{_column(view)}")
+            made.append(view)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW audit_findings AS\n{findings_sql(files)}")
         return query(con, "queries/audit_findings_ordered")
     finally:
         con.execute("DROP VIEW IF EXISTS temp.audit_findings")
+        for view in reversed(made):
+            con.execute(f"DROP TABLE IF EXISTS temp.{_column(view)}")
 
 
 _held: dict[Path, duckdb.DuckDBPyConnection] = {}  # files a run keeps open (see `held`), by resolved path
