@@ -392,6 +392,43 @@ def ingest(config: ConfigOpt, now: NowOpt = None) -> None:
 
 
 @app.command()
+def backfill(
+    config: ConfigOpt,
+    dump: Annotated[
+        list[Path],
+        typer.Option(
+            "--dump",
+            help="A Lichess open-database dump, lichess_db_antichess_rated_YYYY-MM.pgn.zst (repeat for each month; "
+            "every month from the first to the last).",
+            dir_okay=False,
+        ),
+    ],
+    now: NowOpt = None,
+) -> None:
+    """Store the registered players' games from Lichess's monthly antichess dumps (database.lichess.org)
+    as the API would store them, then start each player's games cursor after the last month, so the
+    next nightly run fetches only the rest from the API (working database; published at the end).
+    Rerunning it changes nothing; a game the API already stored stays as the API stored it."""
+    from pipeline.lichess.dump import dump_files
+    from pipeline.stages import record
+    from pipeline.stages.backfill import backfill_stage, summary_lines
+
+    cfg = load_config(config)
+    dumps = dump_files(dump)  # a bad file name or file stops here, before anything is written
+    at = _now(now)
+    with _writing(cfg, "backfill", at) as (run, inputs):
+        run.stage("backfill")
+        report = backfill_stage(run.work, inputs, dumps, at)
+        counts = {k: v for k, v in report.__dict__.items() if k not in ("files", "warnings")}
+        run.done("backfill", counts | {"files": report.files}, warnings=report.warnings)
+    for line in summary_lines(report, dumps):
+        _say(line)
+    for warning in report.warnings:
+        _say(f"warning: {warning}")
+    _say(record.summary_line(run.run_id, cfg.paths.database))
+
+
+@app.command()
 def score(config: ConfigOpt, now: NowOpt = None) -> None:
     """Link games to pairings, score parts, boards and matches, and rank (no fetching; working
     database, published at the end, so a TD sees a re-run round at once); rewrite the exports."""
