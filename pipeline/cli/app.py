@@ -704,6 +704,14 @@ def demo(
             help="Swiss rounds of the TEAM season (7 as the preset, up to teams - 1; more push the knockout back).",
         ),
     ] = 7,
+    dumps: Annotated[
+        bool,
+        typer.Option(
+            "--dumps",
+            help="Also write the Lichess data as monthly open-database dumps (lichess/dumps/*.pgn.zst, for "
+            "`antichess-td backfill`): the rated games plus ten times as many of unregistered players.",
+        ),
+    ] = False,
 ) -> None:
     """Write the demo tournament: a TEAM season and an ACWC 2021 qualification with their Lichess data."""
     import time
@@ -724,12 +732,17 @@ def demo(
             f"{teams - 1} (one round fewer than the teams: no rematches)",
         )
     started = time.perf_counter()
-    summary = build_season(out, seed, teams, (lo, hi), acwc_players, swiss_rounds)
+    summary = build_season(out, seed, teams, (lo, hi), acwc_players, swiss_rounds, dumps=dumps)
     _say(
         f"wrote {out}: {summary['players']} players, {summary['games']:,} games, {summary['teams']} teams, "
         f"{summary['swiss_rounds']} Swiss rounds, {summary['acwc_players']} ACWC players, {summary['planted']} planted violations, {summary['traps']} traps "
         f"in {time.perf_counter() - started:.1f} s"
     )
+    if dumps:
+        _say(
+            f"dumps: {summary['dump_files']} monthly files in {out / 'lichess' / 'dumps'}: "
+            f"{summary['dump_games']:,} rated games of the demo's world + {summary['dump_others']:,} of unregistered players"
+        )
     _say(f"run: antichess-td nightly --config {out / 'tournament.toml'}  (and {out / 'acwc' / 'tournament.toml'})")
 
 

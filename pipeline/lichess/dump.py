@@ -394,11 +394,12 @@ def parse_dump_game(text: str) -> GameRow:
 @dataclass
 class DumpReport:
     """One backfill: per dump file and in total, scanned = games of others + matched, and
-    matched = loaded + rejected; loaded = new + replaced dump rows + kept API rows."""
+    matched = loaded + before_horizon + rejected; loaded = new + again (a rerun) + kept API rows."""
 
     files: list[dict[str, Any]] = field(default_factory=list)
     scanned: int = 0
     matched: int = 0
+    before_horizon: int = 0  # created before lichess.history_since: not stored, as the API never fetches them
     new: int = 0
     already_stored: int = 0  # the dump's copy was stored before (a rerun): replaced by the same row
     kept_api: int = 0  # the API's copy is stored: it stays (its JSON says more)
@@ -422,10 +423,16 @@ def _reject(text: str, key: str | None, reason: str, fetched_at: dt.datetime) ->
 
 
 def store_dump_games(
-    con: duckdb.DuckDBPyConnection, name: str, texts: list[str], fetched_at: dt.datetime, report: DumpReport
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    texts: list[str],
+    fetched_at: dt.datetime,
+    report: DumpReport,
+    since: dt.datetime | None = None,
 ) -> None:
     """Type and store one batch of a dump's games in one transaction. A game the API stored stays
-    as the API stored it; a game the dump stored before is replaced by the same row (a rerun)."""
+    as the API stored it; a game the dump stored before is replaced by the same row (a rerun); a
+    game created before ``since`` (lichess.history_since) is counted, not stored."""
     rows: dict[str, tuple[str, GameRow]] = {}
     rejected = []
     for text in texts:
@@ -434,6 +441,9 @@ def store_dump_games(
         except ValueError as e:
             site = _SITE.search(text)
             rejected.append(_reject(text, site[1] if site else None, f"{name}: {e}", fetched_at))
+            continue
+        if since is not None and row.created_at < since:
+            report.before_horizon += 1
             continue
         rows[row.game_id] = (text, row)
     stored = {}
@@ -464,26 +474,27 @@ def backfill(
     history_since: dt.datetime | None,
     fetched_at: dt.datetime,
 ) -> DumpReport:
-    """Scan every dump for the players' games, store them, then place the players' cursors."""
+    """Scan every dump for the players' games, store those created from ``history_since`` on (the
+    API path's horizon), then place the players' cursors."""
     wanted = frozenset(p.lower() for p in player_ids)
     report = DumpReport()
     for dump in dumps:
         counts = ScanCounts()
-        before = (report.new, report.already_stored, report.kept_api, report.rejected)
+        before = (report.new, report.already_stored, report.kept_api, report.rejected, report.before_horizon)
         batch: list[str] = []
         try:
             for game in scan_dump(dump.path, wanted, counts):
                 batch.append(game.decode("utf-8", errors="replace"))
                 if len(batch) >= BATCH:
-                    store_dump_games(con, dump.path.name, batch, fetched_at, report)
+                    store_dump_games(con, dump.path.name, batch, fetched_at, report, history_since)
                     batch = []
         except zstandard.ZstdError as e:
             raise InputError(dump.path, "", f"the zstd data does not decompress ({e}): download it again") from e
-        store_dump_games(con, dump.path.name, batch, fetched_at, report)
+        store_dump_games(con, dump.path.name, batch, fetched_at, report, history_since)
         report.scanned += counts.scanned
         report.matched += counts.matched
-        after = (report.new, report.already_stored, report.kept_api, report.rejected)
-        new, again, kept, rejected = (a - b for a, b in zip(after, before, strict=True))
+        after = (report.new, report.already_stored, report.kept_api, report.rejected, report.before_horizon)
+        new, again, kept, rejected, early = (a - b for a, b in zip(after, before, strict=True))
         report.files.append(
             {
                 "file": dump.path.name,
@@ -493,6 +504,7 @@ def backfill(
                 "already_stored": again,
                 "kept_api": kept,
                 "rejected": rejected,
+                "before_horizon": early,
             }
         )
     if dumps:

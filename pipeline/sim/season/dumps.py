@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import random
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,9 @@ from pipeline.sim.games import ID_ALPHABET
 from pipeline.sim.season.calendar import from_ms
 from pipeline.sim.season.state import Season
 
-OTHERS_PER_GAME = 10  # games of unregistered players per game of the world (at least 10: the real dump holds everyone's)
+OTHERS_PER_GAME = (
+    10  # games of unregistered players per game of the world (at least 10: the real dump holds everyone's)
+)
 LEVEL = 1  # zstd level: fast; Lichess compresses harder, which only changes the file size
 TERMINATION = {
     "mate": "Normal",
@@ -252,23 +255,40 @@ def _others(
 
 
 def write_dumps(s: Season, folder: Path, seed: int) -> dict[str, int]:
-    """One dump file per complete month before ``s.team_end`` that has games; returns the files,
-    the world's games in them and the others' games. Uses its own random stream: the rest of the
-    demo is the same with or without dumps."""
-    rng = random.Random(seed * 104729 + 17)
-    registered = s.team_members() + [s.replacement] + s.acwc
-    titles = {p.id: p.title for p in registered if p.title}
+    """The season's world as dumps (:func:`write_dumps_of`), up to the month of its "now"."""
+    registered = [(p.id, p.name, p.title) for p in s.team_members() + [s.replacement] + s.acwc]
     end = dt.datetime(s.team_end.year, s.team_end.month, 1, tzinfo=dt.UTC)
+    return write_dumps_of(s.world.games, registered, end, folder, seed)
+
+
+def write_dumps_of(
+    games: Iterable[dict[str, Any]],
+    registered: list[tuple[str, str, str | None]],
+    end: dt.datetime,
+    folder: Path,
+    seed: int,
+) -> dict[str, int]:
+    """One dump file per month before ``end``, from the first with a finished rated antichess game
+    among ``games`` (the API's JSON) on; ``registered``: (id, name, title) of the registered players.
+    Returns the files, the games of ``games`` in them and the others' games. Uses its own random
+    stream (from ``seed``): the rest of the demo is the same with or without dumps."""
+    rng = random.Random(seed * 104729 + 17)
+    titles = {uid: title for uid, _, title in registered if title}
     months: dict[tuple[int, int], list[dict[str, Any]]] = {}
-    for g in s.world.games:
+    for g in sorted(games, key=lambda g: (g["createdAt"], g["id"])):
         if not g["rated"] or g["variant"] != "antichess" or g["status"] in ("created", "started"):
             continue
         created = from_ms(g["createdAt"])
         if created < end:
             months.setdefault((created.year, created.month), []).append(g)
-    taken_ids = set(s.world.ids)
-    players = {g["players"][c]["user"]["id"] for games in months.values() for g in games for c in ("white", "black")}
-    names = _names(rng, set(players), [p.name for p in registered], 3000)
+    taken_ids = {g["id"] for month in months.values() for g in month}
+    players = {g["players"][c]["user"]["id"] for month in months.values() for g in month for c in ("white", "black")}
+    names = _names(rng, players | {uid for uid, _, _ in registered}, [name for _, name, _ in registered], 3000)
+    if months:  # Lichess publishes every month, a month without a game of the world too
+        (year, month), last = min(months), max(months)
+        while (year, month) < last:
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+            months.setdefault((year, month), [])
     folder.mkdir(parents=True, exist_ok=True)
     compressor = zstandard.ZstdCompressor(level=LEVEL)
     ours = others = 0
