@@ -419,8 +419,7 @@ def backfill(
     with _writing(cfg, "backfill", at) as (run, inputs):
         run.stage("backfill")
         report = backfill_stage(run.work, inputs, dumps, at)
-        counts = {k: v for k, v in report.__dict__.items() if k not in ("files", "warnings")}
-        run.done("backfill", counts | {"files": report.files}, warnings=report.warnings)
+        run.done("backfill", report.summary(), warnings=report.warnings)
     for line in summary_lines(report, dumps):
         _say(line)
     for warning in report.warnings:

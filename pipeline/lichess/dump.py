@@ -44,11 +44,9 @@ from pipeline.store import gateway
 DUMP_NAME = re.compile(r"lichess_db_antichess_rated_(\d{4})-(\d{2})\.pgn\.zst")
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 CHUNK = 1 << 22  # decompressed bytes per scan step
-BATCH = 2000  # games per transaction
+BATCH = 10_000  # games per transaction
 SOURCE = "dump"
 
-# Lichess's dump writes White then Black on consecutive lines (Event, Site, Date, Round, White, Black, ...)
-_PLAYERS = re.compile(rb'\[White "([^"]*)"\]\s*\[Black "([^"]*)"\]')
 _SITE = re.compile(r"https?://lichess\.org/([A-Za-z0-9]{8})")
 _CLK = re.compile(r"\[%clk (\d+):(\d\d):(\d\d)\]")
 _TIME_CONTROL = re.compile(r"(\d+)\+(\d+)")
@@ -146,11 +144,25 @@ def scan_dump(path: Path, wanted: frozenset[str], counts: ScanCounts) -> Iterato
 
 
 def _ours(body: bytes, keys: frozenset[bytes], counts: ScanCounts) -> Iterator[bytes]:
+    """The games of ``body`` (whole games) naming a key as White or Black. bytes.find, not a regular
+    expression: the header's ``[`` opens every [%clk] comment too, which slows a regex's scan."""
     counts.scanned += body.count(b'[Event "')
-    for m in _PLAYERS.finditer(body):
-        if m[1].lower() in keys or m[2].lower() in keys:
-            start = body.rfind(b'[Event "', 0, m.start())
-            end = body.find(b'\n[Event "', m.end())
+    find = body.find
+    pos = 0
+    while (i := find(b'[White "', pos)) >= 0:
+        j = find(b'"]', i + 8)
+        if j < 0:
+            break
+        white = body[i + 8 : j]
+        pos = j
+        black = b""
+        if body.startswith(b'\n[Black "', j + 2):  # Lichess writes Black on the line after White
+            k = find(b'"]', j + 11)
+            if k >= 0:
+                black, pos = body[j + 11 : k], k
+        if white.lower() in keys or black.lower() in keys:
+            start = body.rfind(b'[Event "', 0, i)
+            end = find(b'\n[Event "', pos)
             counts.matched += 1
             yield body[max(start, 0) : len(body) if end < 0 else end + 1]
 
@@ -391,25 +403,63 @@ def parse_dump_game(text: str) -> GameRow:
 # --------------------------------------------------------------------------- storing
 
 
+FILE_COUNTS = ("scanned", "matched", "new", "already_stored", "kept_api", "rejected", "before_horizon")
+
+
 @dataclass
 class DumpReport:
-    """One backfill: per dump file and in total, scanned = games of others + matched, and
-    matched = loaded + before_horizon + rejected; loaded = new + again (a rerun) + kept API rows."""
+    """One backfill, per dump file and in total: scanned = games of others + matched; matched =
+    loaded + rejected + before_horizon (created before lichess.history_since: not stored, as the
+    API never fetches them); loaded = new + already_stored (the dump's copy, stored before by a
+    rerun: replaced by the same row) + kept_api (the API's copy is stored: it stays)."""
 
-    files: list[dict[str, Any]] = field(default_factory=list)
-    scanned: int = 0
-    matched: int = 0
-    before_horizon: int = 0  # created before lichess.history_since: not stored, as the API never fetches them
-    new: int = 0
-    already_stored: int = 0  # the dump's copy was stored before (a rerun): replaced by the same row
-    kept_api: int = 0  # the API's copy is stored: it stays (its JSON says more)
-    rejected: int = 0
+    per_file: dict[str, dict[str, int]] = field(default_factory=dict)
     cursors_moved: int = 0
     warnings: list[str] = field(default_factory=list)
+
+    def _sum(self, name: str) -> int:
+        return sum(c[name] for c in self.per_file.values())
+
+    @property
+    def files(self) -> list[dict[str, Any]]:
+        return [{"file": name, **counts} for name, counts in self.per_file.items()]
+
+    @property
+    def scanned(self) -> int:
+        return self._sum("scanned")
+
+    @property
+    def matched(self) -> int:
+        return self._sum("matched")
+
+    @property
+    def new(self) -> int:
+        return self._sum("new")
+
+    @property
+    def already_stored(self) -> int:
+        return self._sum("already_stored")
+
+    @property
+    def kept_api(self) -> int:
+        return self._sum("kept_api")
+
+    @property
+    def rejected(self) -> int:
+        return self._sum("rejected")
+
+    @property
+    def before_horizon(self) -> int:
+        return self._sum("before_horizon")
 
     @property
     def loaded(self) -> int:
         return self.new + self.already_stored + self.kept_api
+
+    def summary(self) -> dict[str, Any]:
+        """The counts kept in the run record."""
+        totals = {name: self._sum(name) for name in FILE_COUNTS}
+        return totals | {"loaded": self.loaded, "cursors_moved": self.cursors_moved, "files": self.files}
 
 
 def _reject(text: str, key: str | None, reason: str, fetched_at: dt.datetime) -> dict[str, Any]:
@@ -424,47 +474,50 @@ def _reject(text: str, key: str | None, reason: str, fetched_at: dt.datetime) ->
 
 def store_dump_games(
     con: duckdb.DuckDBPyConnection,
-    name: str,
-    texts: list[str],
+    records: list[tuple[str, str]],
     fetched_at: dt.datetime,
     report: DumpReport,
     since: dt.datetime | None = None,
 ) -> None:
-    """Type and store one batch of a dump's games in one transaction. A game the API stored stays
-    as the API stored it; a game the dump stored before is replaced by the same row (a rerun); a
-    game created before ``since`` (lichess.history_since) is counted, not stored."""
-    rows: dict[str, tuple[str, GameRow]] = {}
+    """Type and store a batch of dump records, (file name, PGN text), in one transaction. A game
+    the API stored stays as the API stored it; a game the dump stored before is replaced by the
+    same row (a rerun); a game created before ``since`` (lichess.history_since) is counted, not
+    stored. Counts go to ``report`` in total and per file."""
+    rows: dict[str, tuple[str, str, GameRow]] = {}
     rejected = []
-    for text in texts:
+    for name, text in records:
+        counts = report.per_file.setdefault(name, dict.fromkeys(FILE_COUNTS, 0))
         try:
             row = parse_dump_game(text)
         except ValueError as e:
             site = _SITE.search(text)
             rejected.append(_reject(text, site[1] if site else None, f"{name}: {e}", fetched_at))
+            counts["rejected"] += 1
             continue
         if since is not None and row.created_at < since:
-            report.before_horizon += 1
+            counts["before_horizon"] += 1
             continue
-        rows[row.game_id] = (text, row)
+        rows[row.game_id] = (name, text, row)
     stored = {}
     if rows:
         stored = dict(gateway.query(con, "queries/stored_game_sources", [list(rows)]).iter_rows())
     keep = {gid: v for gid, v in rows.items() if stored.get(gid) != "api"}
+    for gid, (name, _, _) in rows.items():
+        kind = "kept_api" if gid not in keep else "already_stored" if gid in stored else "new"
+        report.per_file[name][kind] += 1
+    if not keep and not rejected:
+        return
     with gateway.transaction(con):
         gateway.upsert(
             con,
             "raw_games",
             [
                 {"game_id": gid, "payload": json.dumps(text), "fetched_at": fetched_at, "source": SOURCE}
-                for gid, (text, _) in keep.items()
+                for gid, (_, text, _) in keep.items()
             ],
         )
-        gateway.upsert(con, "lichess_games", [row.__dict__ for _, row in keep.values()])
+        gateway.upsert(con, "lichess_games", [row.__dict__ for _, _, row in keep.values()])
         gateway.upsert(con, "rejected_records", rejected)
-    report.rejected += len(rejected)
-    report.kept_api += len(rows) - len(keep)
-    report.already_stored += sum(1 for gid in keep if gid in stored)
-    report.new += sum(1 for gid in keep if gid not in stored)
 
 
 def backfill(
@@ -475,38 +528,23 @@ def backfill(
     fetched_at: dt.datetime,
 ) -> DumpReport:
     """Scan every dump for the players' games, store those created from ``history_since`` on (the
-    API path's horizon), then place the players' cursors."""
+    API path's horizon) in transactions of up to BATCH games, then place the players' cursors."""
     wanted = frozenset(p.lower() for p in player_ids)
     report = DumpReport()
+    batch: list[tuple[str, str]] = []
     for dump in dumps:
         counts = ScanCounts()
-        before = (report.new, report.already_stored, report.kept_api, report.rejected, report.before_horizon)
-        batch: list[str] = []
+        report.per_file[dump.path.name] = dict.fromkeys(FILE_COUNTS, 0)
         try:
             for game in scan_dump(dump.path, wanted, counts):
-                batch.append(game.decode("utf-8", errors="replace"))
+                batch.append((dump.path.name, game.decode("utf-8", errors="replace")))
                 if len(batch) >= BATCH:
-                    store_dump_games(con, dump.path.name, batch, fetched_at, report, history_since)
+                    store_dump_games(con, batch, fetched_at, report, history_since)
                     batch = []
         except zstandard.ZstdError as e:
             raise InputError(dump.path, "", f"the zstd data does not decompress ({e}): download it again") from e
-        store_dump_games(con, dump.path.name, batch, fetched_at, report, history_since)
-        report.scanned += counts.scanned
-        report.matched += counts.matched
-        after = (report.new, report.already_stored, report.kept_api, report.rejected, report.before_horizon)
-        new, again, kept, rejected, early = (a - b for a, b in zip(after, before, strict=True))
-        report.files.append(
-            {
-                "file": dump.path.name,
-                "scanned": counts.scanned,
-                "matched": counts.matched,
-                "new": new,
-                "already_stored": again,
-                "kept_api": kept,
-                "rejected": rejected,
-                "before_horizon": early,
-            }
-        )
+        report.per_file[dump.path.name] |= {"scanned": counts.scanned, "matched": counts.matched}
+    store_dump_games(con, batch, fetched_at, report, history_since)
     if dumps:
         place_cursors(con, dumps, sorted(wanted), history_since, fetched_at, report)
     return report
