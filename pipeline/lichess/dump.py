@@ -55,6 +55,8 @@ _RESULTS: dict[str, Winner | None] = {"1-0": "white", "0-1": "black", "1/2-1/2":
 
 @dataclass(frozen=True)
 class DumpFile:
+    """A dump file whose name and first bytes are Lichess's."""
+
     path: Path
     month: dt.date  # the first day of the month it holds
 
@@ -173,7 +175,6 @@ def _ours(body: bytes, keys: frozenset[bytes], counts: ScanCounts) -> Iterator[b
 _HEADER = re.compile(r'\[([A-Za-z0-9_]+) "((?:[^"\\]|\\.)*)"\]')
 # movetext: a comment, a move number, a result, a NAG, or a move (anything else is an error)
 _TOKEN = re.compile(r"\{([^}]*)\}|\d+\.(?:\.\.)?|(1-0|0-1|1/2-1/2|\*)|\$\d+|([^\s{}]+)")
-_CASTLING = frozenset({"O-O", "O-O-O"})
 
 
 _SAN = chess.SAN_REGEX.pattern.removeprefix("^").removesuffix("\\Z") + "|O-O(?:-O)?"
