@@ -179,7 +179,7 @@ _TOKEN = re.compile(r"\{([^}]*)\}|\d+\.(?:\.\.)?|(1-0|0-1|1/2-1/2|\*)|\$\d+|([^\
 
 _SAN = chess.SAN_REGEX.pattern.removeprefix("^").removesuffix("\\Z") + "|O-O(?:-O)?"
 # Lichess's dump movetext: "1. e3 { [%clk 0:03:00] } 1... b5 { [%clk 0:03:00] } ... 1-0", read in one pass
-_CLOCKED_MOVE = re.compile(r"\d+\.(?:\.\.)? (\S+) \{ \[%clk (\d+):(\d\d):(\d\d)\] \}")
+_CLOCKED_MOVE = re.compile(r"\d+\.(?:\.\.)? (\S+) \{ \[%clk \d+:\d\d:\d\d\] \}")
 _SANS = re.compile(_SAN)
 _KNOWN_SANS: set[str] = set()  # moves already checked against the grammar (a few thousand distinct ones)
 
@@ -216,17 +216,23 @@ def read_dump_game(text: str) -> DumpGame:
         game.errors.append("no movetext after the headers")
     moves = _CLOCKED_MOVE.findall(movetext)
     tail = movetext[movetext.rfind("}") + 1 :].strip()
-    # each clocked move is six words ("1." "e3" "{" "[%clk" "0:03:00]" "}"): any other word is not
-    if moves and tail in ("1-0", "0-1", "1/2-1/2", "*") and len(movetext.split()) == 6 * len(moves) + 1:
+    # each clocked move is six words ("1." "e3" "{" "[%clk" "0:03:00]" "}") after a single space
+    # each: any other word, or other spacing, takes the general path below
+    if moves and tail in ("1-0", "0-1", "1/2-1/2", "*") and movetext.count(" ") == 6 * len(moves):
         # the usual record: every move with its clock, then the result
-        game.sans = [m[0] for m in moves]
+        game.sans = moves
         game.result_token = tail
-        for color in (0, 1):
-            mine = moves[color::2]
-            if mine:
-                h, mi, se = mine[-1][1:]
-                game.clocked[color] = len(mine)
-                game.last_clock[color] = int(h) * 3600 + int(mi) * 60 + int(se)
+        end = len(movetext)
+        for ply in (len(moves), len(moves) - 1):  # the last two clocks: the last mover's, then the other's
+            if ply < 1:
+                break
+            at = movetext.rfind("[%clk ", 0, end)
+            clock = _CLK.match(movetext, at)
+            assert clock is not None  # _CLOCKED_MOVE matched it
+            color = (ply - 1) % 2
+            game.clocked[color] = (ply + 1 - color) // 2
+            game.last_clock[color] = int(clock[1]) * 3600 + int(clock[2]) * 60 + int(clock[3])
+            end = at
     else:
         _read_movetext(movetext, game)
     new = set(game.sans) - _KNOWN_SANS
