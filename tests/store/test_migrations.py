@@ -110,7 +110,8 @@ def test_a_database_of_an_earlier_release_opens_as_a_new_one_would_be(
 
 def test_the_columns_a_migration_adds_hold_its_default_on_old_rows(tmp_path: Path) -> None:
     """c638f8a's 32 board results, 4 team matches and 8 standings rows predate the columns
-    migrations 001-009 add: each gets that column's default ('' / false / 0, NULL without one)."""
+    migrations 001-009 add: each gets that column's default ('' / false / 0, NULL without one);
+    its raw games predate raw_games.source (011): 'api'."""
     db = unpack("c638f8a", tmp_path)
     store.connect(db).close()
     con = duckdb.connect(str(db), read_only=True)
@@ -124,6 +125,8 @@ def test_the_columns_a_migration_adds_hold_its_default_on_old_rows(tmp_path: Pat
         assert con.sql(
             "SELECT cumulative, seed_rating, pool, kashdan, byes, count(*) FROM scored_standings GROUP BY ALL"
         ).fetchall() == [(0.0, None, None, 0.0, 0, 8)]
+        # 011: every game stored before the backfill existed came from the API
+        assert con.sql("SELECT source, count(*) > 0 FROM raw_games GROUP BY ALL").fetchall() == [("api", True)]
     finally:
         con.close()
 
