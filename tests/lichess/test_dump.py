@@ -505,3 +505,14 @@ def test_a_season_backfilled_from_dumps_then_a_nightly_equals_the_api_alone(dump
     for name in ("team", "acwc"):
         _compare(a[name], b[name], closed)
     assert load_config(dumps / "tournament.toml").paths.database == b["team"]
+
+
+def test_the_demos_dumps_are_the_same_bytes_for_the_same_seed(dumped: Path, tmp_path: Path) -> None:
+    """write_dumps_of twice over the same games and seed: byte-identical files (the demo's promise)."""
+    games = [g for g in _demo_games(dumped) if g["createdAt"] >= to_ms(dt.datetime(2026, 7, 1, tzinfo=UTC))]
+    users = [(u["id"], u["username"], u.get("title")) for u in _registered(dumped)]
+    for name in ("one", "two"):
+        write_dumps_of(games, users, DUMPS_END, tmp_path / name, seed=11)
+    one = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert one == [f"lichess_db_antichess_rated_2026-{m:02d}.pgn.zst" for m in (7, 8, 9, 10)]
+    assert all((tmp_path / "one" / n).read_bytes() == (tmp_path / "two" / n).read_bytes() for n in one)
