@@ -224,13 +224,14 @@ def _say(line: str) -> None:
 def _summary(result: dict[str, Any]) -> None:
     from pipeline.cli.console import ingest_summary, rounds_scored
 
-    sc = result["score"]
-    for line in ingest_summary(result["ingest"], per_player=False):
+    sc, ing = result["score"], result["ingest"]
+    for line in ingest_summary(ing, per_player=False):
         _say(line)
     _say(
         f"score: {sc['match_games']} match games ({sc['counted_games']} counted), {sc['team_matches']} matches, "
         f"stages {', '.join(sc['stages']) or '-'} ({rounds_scored(sc['rescored_rounds'], sc['first_scored_rounds'])}); "
-        f"{sc['verified']} new games verified, {sc['mismatches']} disagree (see match_games.verdict)"
+        f"{ing.get('verified', 0) + sc['verified']} new games verified, {ing.get('mismatches', 0) + sc['mismatches']} disagree "
+        "(see match_games.verdict)"
     )
     for note in sc.get("notes", []):
         _say(f"note: {note}")

@@ -41,6 +41,11 @@ class Verdict:
     verdict: VerdictKind  # agrees: ended on the board as recorded; off_board: nothing on the board to check
     detail: str  # what disagrees, in a sentence ('' when nothing does)
 
+    @property
+    def disagrees(self) -> bool:
+        """The PGN or the board disagrees with the JSON (a finding for the TD)."""
+        return self.verdict in ("mismatch", "unreadable")
+
 
 def _strip(san: str) -> str:
     return san.rstrip("+#")

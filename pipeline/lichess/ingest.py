@@ -40,7 +40,7 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -79,6 +79,31 @@ class WatchedBoard:
     player_b: str
     start: dt.datetime  # window start minus margin
     end: dt.datetime  # window end plus margin
+
+
+MatchWindows = Mapping[frozenset[str], tuple[tuple[dt.datetime, dt.datetime], ...]]
+"""For a pair of players who may meet in a match: the windows (start, end) their games may count in."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which games a run keeps and which it verifies as they arrive.
+
+    ``registered``: games of other variants are kept only between two of these players.
+    ``windows``: for each pair of players who may meet in a match (the members of two paired
+    entrants), the round windows of their pairings, margins included. A game between such a pair
+    created inside one of its windows is a match-game candidate: its PGN is read against its JSON
+    and replayed (``verify.verify_game``) as it streams in, and the verdict is stored in the same
+    transaction as the game, so the score step finds nothing left to verify."""
+
+    registered: frozenset[str]
+    windows: MatchWindows = field(default_factory=dict)
+
+    def may_be_match_game(self, row: GameRow) -> bool:
+        if row.white_id is None or row.black_id is None:
+            return False  # an anonymous side: no registered pair
+        windows = self.windows.get(frozenset((row.white_id, row.black_id)), ())
+        return any(start <= row.created_at < end for start, end in windows)
 
 
 class Progress(Protocol):
@@ -131,6 +156,8 @@ class IngestReport:
     rate_limited: int = 0
     waited_429_s: float = 0.0
     streams_resumed: int = 0
+    verified: int = 0  # match-game candidates verified as they arrived (Scope.windows)
+    mismatches: int = 0  # of those: the PGN or the board disagrees with the JSON
     warnings: list[str] = field(default_factory=list)
     players: dict[str, PlayerReport] = field(default_factory=dict, repr=False)
     game_ids: set[str] = field(default_factory=set, repr=False)
@@ -300,7 +327,7 @@ class _GameSink:
         lock: threading.Lock,
         user_id: str,
         cursor_ms: int | None,
-        registered: frozenset[str],
+        scope: Scope,
         fetched_at: dt.datetime,
         player: PlayerReport,
         report: IngestReport,
@@ -312,7 +339,7 @@ class _GameSink:
         self.lock = lock
         self.user_id = user_id
         self.cursor_ms = cursor_ms  # committed: the next request's since
-        self.registered = registered
+        self.scope = scope
         self.fetched_at = fetched_at
         self.player = player
         self.report = report
@@ -322,6 +349,7 @@ class _GameSink:
         self.span_ms = (cursor_ms, to_ms(fetched_at))  # the stream's time span, for progress
         self.pending: list[tuple[str, GameRow]] = []
         self.flags: dict[str, str | None] = {}  # game id → why its PGN is suspect (the last copy's)
+        self.candidates: set[str] = set()  # pending game ids that may be match games: verified at commit
         self.rejected: list[dict[str, Any]] = []
         self.last_created: int | None = None
         self.min_ongoing: int | None = None
@@ -372,7 +400,9 @@ class _GameSink:
             except ValueError as e:
                 self._reject(line, gid, str(e))
                 continue
-            if row.variant != "antichess" and not (row.white_id in self.registered and row.black_id in self.registered):
+            if row.variant != "antichess" and not (
+                row.white_id in self.scope.registered and row.black_id in self.scope.registered
+            ):
                 # not a game any rule looks at, but nothing is dropped: kept as it arrived, with why
                 self.player.games_skipped_other_variant += 1
                 self.rejected.append(
@@ -391,6 +421,8 @@ class _GameSink:
                 self.player.games_flagged += 1
                 problem = f"the PGN names other players than the JSON ({problem}): stored as the JSON says, check it"
             self.flags[row.game_id] = problem
+            if self.scope.may_be_match_game(row):
+                self.candidates.add(row.game_id)
             self.pending.append((line, row))
 
     def _reject(self, line: str, gid: str | None, reason: str) -> None:
@@ -417,6 +449,7 @@ class _GameSink:
             stored = set()
             if batch:
                 stored = set(gateway.query(self.con, "queries/stored_game_ids", [list(batch)])["game_id"].to_list())
+            verdicts = self._verify({gid: row for gid, (_, row) in batch.items() if gid in self.candidates})
             with gateway.transaction(self.con):
                 gateway.upsert(
                     self.con,
@@ -438,10 +471,15 @@ class _GameSink:
                 )
                 gateway.upsert(self.con, "rejected_records", self.rejected)
                 gateway.upsert(
+                    self.con, "game_verdicts", [{**v.__dict__, "verified_at": self.fetched_at} for v in verdicts]
+                )
+                gateway.upsert(
                     self.con,
                     "ingest_cursors",
                     [_cursor_row(self.user_id, self.endpoint, cursor_ms, self.synced_games, None, self.fetched_at)],
                 )
+            self.report.verified += len(verdicts)
+            self.report.mismatches += sum(v.disagrees for v in verdicts)
         self.cursor_ms = cursor_ms
         new = len(set(batch) - stored)
         self.player.games_new += new
@@ -449,8 +487,17 @@ class _GameSink:
         self.report.game_ids.update(batch)
         self.pending = []
         self.flags = {}
+        self.candidates = set()
         self.rejected = []
         self.last_created = None if complete else self.last_created
+
+    def _verify(self, candidates: dict[str, GameRow]) -> list[verify.Verdict]:
+        """The verdicts of the match-game candidates that have none stored yet (each game is
+        verified once: a game between two registered players arrives in both their streams)."""
+        if not candidates:
+            return []
+        have = set(gateway.query(self.con, "queries/verified_game_ids", [list(candidates)])["game_id"].to_list())
+        return [verify.verify_game(row.__dict__) for gid, row in candidates.items() if gid not in have]
 
 
 def sync_games(
@@ -459,7 +506,7 @@ def sync_games(
     client: berserk.Client,
     user_id: str,
     since_ms: int | None,
-    registered: frozenset[str],
+    scope: Scope,
     fetched_at: dt.datetime,
     player: PlayerReport,
     report: IngestReport,
@@ -477,7 +524,7 @@ def sync_games(
         lock,
         user_id,
         since_ms,
-        registered,
+        scope,
         fetched_at,
         player,
         report,
@@ -520,16 +567,18 @@ def ingest(
     concurrency: int = 1,
     progress: Progress | None = None,
     registered: Iterable[str] | None = None,
+    windows: MatchWindows | None = None,
 ) -> IngestReport:
     """Profiles, antichess rating histories and games of the registered players.
 
     ``registered`` is everyone registered when ``player_ids`` is one batch of them (games of other
-    variants are kept only between two registered players); by default the players themselves."""
+    variants are kept only between two registered players); by default the players themselves.
+    ``windows``: where match games may be (:class:`Scope`); those are verified as they arrive."""
     stats = stats_of(client)
     start_stats = dict(stats.__dict__)
     report = IngestReport()
     ids = list(dict.fromkeys(p.lower() for p in player_ids))
-    registered = frozenset(p.lower() for p in registered) if registered is not None else frozenset(ids)
+    scope = Scope(frozenset(p.lower() for p in registered) if registered is not None else frozenset(ids), windows or {})
     lock = threading.Lock()
 
     users = load_users(con, fetch_users(client, ids), now, report)
@@ -544,8 +593,8 @@ def ingest(
     streams = _sync_histories(con, client, ids, known, cursors, since, now, report)
     if progress is not None:
         progress.planned(len(streams))
-    _stream_games(con, lock, client, streams, registered, now, report, concurrency, progress)
-    _sync_watched_boards(con, lock, client, report, watch, registered, now, cursors)
+    _stream_games(con, lock, client, streams, scope, now, report, concurrency, progress)
+    _sync_watched_boards(con, lock, client, report, watch, scope, now, cursors)
 
     for uid in ids:
         p = report.players.get(uid)
@@ -615,7 +664,7 @@ def _stream_games(
     lock: threading.Lock,
     client: berserk.Client,
     streams: list[Stream],
-    registered: frozenset[str],
+    scope: Scope,
     now: dt.datetime,
     report: IngestReport,
     concurrency: int,
@@ -635,7 +684,7 @@ def _stream_games(
                 client,
                 user.user_id,
                 since_ms,
-                registered,
+                scope,
                 now,
                 player,
                 report,
@@ -664,7 +713,7 @@ def _sync_watched_boards(
     client: berserk.Client,
     report: IngestReport,
     watch: Iterable[WatchedBoard],
-    registered: frozenset[str],
+    scope: Scope,
     now: dt.datetime,
     cursors: dict[tuple[str, str], dict[str, Any]],
 ) -> None:
@@ -689,7 +738,7 @@ def _sync_watched_boards(
             client,
             board.player_a,
             since_ms,
-            registered,
+            scope,
             now,
             a,
             report,
@@ -707,6 +756,7 @@ def search_watched(
     watch: Iterable[WatchedBoard],
     registered: Iterable[str],
     now: dt.datetime,
+    windows: MatchWindows | None = None,
 ) -> IngestReport:
     """The ``vs`` searches of :func:`ingest` for players ingested in batches: ``games_status`` is each
     player's games status from the batches (``unchanged`` when the profile showed nothing new).
@@ -719,7 +769,14 @@ def search_watched(
         (r["user_id"], r["endpoint"]): r for r in gateway.query(con, "queries/ingest_cursors").iter_rows(named=True)
     }
     _sync_watched_boards(
-        con, threading.Lock(), client, report, watch, frozenset(p.lower() for p in registered), now, cursors
+        con,
+        threading.Lock(),
+        client,
+        report,
+        watch,
+        Scope(frozenset(p.lower() for p in registered), windows or {}),
+        now,
+        cursors,
     )
     for key in ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed"):
         setattr(report, key, getattr(stats, key) - start_stats[key])
@@ -739,6 +796,8 @@ _COUNTERS = (
     "rate_limited",
     "waited_429_s",
     "streams_resumed",
+    "verified",
+    "mismatches",
 )
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from pipeline.domain import linking
 from pipeline.lichess import client
-from pipeline.lichess.ingest import IngestReport, Progress, WatchedBoard, ingest, search_watched
+from pipeline.lichess.ingest import IngestReport, MatchWindows, Progress, WatchedBoard, ingest, search_watched
 from pipeline.model import Config
 from pipeline.stages import context
 from pipeline.store import gateway
@@ -62,6 +62,25 @@ def watched_boards(config: Config, inputs: context.Inputs) -> list[WatchedBoard]
     return out
 
 
+def match_windows(config: Config, inputs: context.Inputs) -> MatchWindows:
+    """For each pair of players who may meet in a match (any member of one paired entrant against
+    any member of the other, so a substitute's games are in), the windows of their pairings widened
+    by the stage's margin: a game between them inside one is verified as it arrives. Linking looks
+    at the same windows; a game a TD includes from elsewhere is verified by the score step."""
+    members: dict[str, set[str]] = {}
+    for m in inputs.roster.members:
+        members.setdefault(m.entrant, set()).add(m.player_id)
+    margins = {s.name: dt.timedelta(days=s.window_margin_days) for s in config.stages}
+    windows: dict[frozenset[str], set[tuple[dt.datetime, dt.datetime]]] = {}
+    for p in inputs.pairings:
+        margin = margins.get(p.stage, dt.timedelta(0))
+        window = (p.window_start - margin, p.window_end + margin)
+        for a in members.get(p.a, ()):
+            for b in members.get(p.b, ()):
+                windows.setdefault(frozenset((a, b)), set()).add(window)
+    return {pair: tuple(sorted(w)) for pair, w in windows.items()}
+
+
 def _lichess_client(config: Config, base_url: str, sleep: Callable[[float], None], warn: bool = True) -> Any:
     token = token_from_env(config)
     if warn and token is None and config.lichess.replay_data is None:
@@ -87,6 +106,7 @@ def _ingest_players(
     watch: list[WatchedBoard] | tuple[()] = (),
     progress: Progress | None = None,
     registered: tuple[str, ...] | None = None,
+    windows: MatchWindows | None = None,
 ) -> IngestReport:
     """One ingest of `players` into the configured database, with the configured client and limits."""
     lichess_client = _lichess_client(config, base_url, sleep)
@@ -103,6 +123,7 @@ def _ingest_players(
             concurrency=li.concurrency,
             progress=progress,
             registered=registered,
+            windows=windows,
         )
     finally:
         con.close()
@@ -117,7 +138,16 @@ def ingest_stage(
     sleep: Callable[[float], None] = time.sleep,
 ) -> IngestReport:
     watch = watched_boards(config, inputs)
-    return _ingest_players(config, base_url, now, inputs.player_ids(), sleep, watch=watch, progress=progress)
+    return _ingest_players(
+        config,
+        base_url,
+        now,
+        inputs.player_ids(),
+        sleep,
+        watch=watch,
+        progress=progress,
+        windows=match_windows(config, inputs),
+    )
 
 
 INGEST_BATCH = 300  # players per batch: one POST /api/users request (it takes at most 300 ids)
@@ -141,7 +171,16 @@ def ingest_batch(
     """:func:`ingest_stage` for one batch of players, without the casual-game searches
     (:func:`ingest_watched` does them once every batch is in)."""
     registered = inputs.player_ids()
-    return _ingest_players(config, base_url, now, players, sleep, progress=progress, registered=registered)
+    return _ingest_players(
+        config,
+        base_url,
+        now,
+        players,
+        sleep,
+        progress=progress,
+        registered=registered,
+        windows=match_windows(config, inputs),
+    )
 
 
 def ingest_watched(
@@ -157,6 +196,14 @@ def ingest_watched(
     statuses = {uid: p.games for b in batches for uid, p in b.players.items()}
     con = gateway.connect(config.paths.database)
     try:
-        return search_watched(con, lichess_client, statuses, watched_boards(config, inputs), inputs.player_ids(), now)
+        return search_watched(
+            con,
+            lichess_client,
+            statuses,
+            watched_boards(config, inputs),
+            inputs.player_ids(),
+            now,
+            match_windows(config, inputs),
+        )
     finally:
         con.close()

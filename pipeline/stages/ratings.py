@@ -8,7 +8,8 @@ audit falls back to the daily rating history (where no RD can be reconstructed) 
 Incremental: the estimator rates games one after another in time order, so its state after the
 last estimated game (``rating_estimate_tracks``) and what it covered (``rating_estimate_cursor``:
 the settings, the number of games, the last one, a digest of their rows) let the next night rate
-only the games that came after. It resumes only when the settings are the same and the games up
+only the games that came after. The count and the digest are computed in the database, so a night
+reads only the games after the cursor. It resumes only when the settings are the same and the games up
 to the cursor are exactly the games it rated (count and digest); anything else — a game that
 arrived late and sorts earlier, a changed row, another player list, a new estimator — rates
 everything again. Either way the table holds what one run over all the games gives
@@ -17,12 +18,11 @@ everything again. Either way the table holds what one run over all the games giv
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
-import polars as pl
 
 from pipeline.domain import rd
 from pipeline.store import gateway
@@ -40,18 +40,14 @@ def _settings(ids: tuple[str, ...], default_opponent_rd: float) -> str:
     )
 
 
-def _digests(games: pl.DataFrame, n: int) -> tuple[str, str]:
-    """Digests of the first `n` rows and of all rows (every input column, in rating order)."""
-    cols = games.select(list(rd.INPUT_COLUMNS)).cast({c: pl.Utf8 for c in rd.INPUT_COLUMNS})
-    h = hashlib.sha256()
-    prefix = h.hexdigest()
-    for i, row in enumerate(cols.iter_rows()):
-        if i == n:
-            prefix = h.hexdigest()
-        h.update("\x1f".join("" if v is None else v for v in row).encode())
-        h.update(b"\x1e")
-    full = h.hexdigest()
-    return (full if n >= games.height else prefix), full
+Key = tuple[Any, Any, Any]  # (last_move_at, created_at, game_id): a game's place in rating order
+
+
+def _digest(con: duckdb.DuckDBPyConnection, ids: tuple[str, ...], upto: Key | None) -> tuple[int, str]:
+    """How many of the players' rated antichess games sort at or before `upto` (all: None), and a
+    digest of their rows, computed in the database (queries/rated_antichess_digest)."""
+    row = gateway.query(con, "queries/rated_antichess_digest", [list(ids), *(upto or (None, None, None))]).row(0)
+    return int(row[0]), str(row[1])
 
 
 def write_rating_estimates(
@@ -63,27 +59,25 @@ def write_rating_estimates(
     """Bring ``rating_estimates`` up to date for `player_ids`; returns its row count."""
     stats = stats if stats is not None else EstimateStats()
     ids = tuple(dict.fromkeys(p.lower() for p in player_ids))
-    games = gateway.query(con, "queries/rated_antichess_games_of", [list(ids)]).sort(list(rd.ORDER))
     settings = _settings(ids, default_opponent_rd)
     cursor = gateway.query(con, "queries/rating_estimate_cursor").to_dicts()
-    n = cursor[0]["games"] if cursor else 0
-    prefix, full = _digests(games, n)
-    start = 0
-    if cursor and cursor[0]["settings"] == settings and 0 < n <= games.height:
-        last = games.row(n - 1, named=True)
-        if (last["last_move_at"], last["created_at"], last["game_id"]) == (
-            cursor[0]["last_move_at"],
-            cursor[0]["created_at"],
-            cursor[0]["game_id"],
-        ) and prefix == cursor[0]["digest"]:
-            start = n
-    state = gateway.query(con, "queries/rating_estimate_tracks").to_dicts() if start else []
-    todo = games.slice(start)
+    after: Key | None = None
+    if cursor and cursor[0]["settings"] == settings and cursor[0]["games"] > 0:
+        c = cursor[0]
+        key = (c["last_move_at"], c["created_at"], c["game_id"])
+        if _digest(con, ids, key) == (c["games"], c["digest"]):  # the games it rated, unchanged
+            after = key
+    state = gateway.query(con, "queries/rating_estimate_tracks").to_dicts() if after else []
+    todo = gateway.query(con, "queries/rated_antichess_games_of", [list(ids), *(after or (None, None, None))])
     estimates, tracks = rd.resume_rd(todo, state, default_opponent_rd, players=ids)
-    stats.resumed, stats.games_rated = start > 0, todo.height
-    newest = games.row(games.height - 1, named=True) if games.height else None
+    stats.resumed, stats.games_rated = after is not None, todo.height
+    games, digest = _digest(con, ids, None)
+    newest = todo.row(todo.height - 1, named=True) if todo.height else None
+    last_move_at, created_at, game_id = (
+        (newest["last_move_at"], newest["created_at"], newest["game_id"]) if newest else after or (None, None, None)
+    )
     with gateway.transaction(con):
-        if not start:
+        if after is None:
             gateway.replace_where(con, "rating_estimates", {}, [])
         if estimates.height:
             gateway.upsert(con, "rating_estimates", estimates)
@@ -96,11 +90,11 @@ def write_rating_estimates(
                 {
                     "id": 1,
                     "settings": settings,
-                    "games": games.height,
-                    "last_move_at": newest["last_move_at"] if newest else None,
-                    "created_at": newest["created_at"] if newest else None,
-                    "game_id": newest["game_id"] if newest else None,
-                    "digest": full,
+                    "games": games,
+                    "last_move_at": last_move_at,
+                    "created_at": created_at,
+                    "game_id": game_id,
+                    "digest": digest,
                 }
             ],
         )

@@ -226,4 +226,4 @@ def verify_new_games(
     with gateway.transaction(con):
         gateway.upsert(con, "game_verdicts", [{**v.__dict__, "verified_at": now} for v in verdicts])
     report.verified += len(verdicts)
-    report.mismatches += sum(v.verdict in ("mismatch", "unreadable") for v in verdicts)
+    report.mismatches += sum(v.disagrees for v in verdicts)

@@ -164,7 +164,7 @@ def test_malformed_line_is_rejected_alone(tmp_path: Path) -> None:
         threading.Lock(),
         "alice",
         None,
-        frozenset({"alice", "bob"}),
+        ingest.Scope(frozenset({"alice", "bob"})),
         dt.datetime(2026, 3, 20, tzinfo=UTC),
         player,
         report,

@@ -169,6 +169,37 @@ def test_planted_cases_are_true_in_the_data(small: Path) -> None:
         assert r["subject"] in names or " v " in r["subject"] or r["subject"] == "qualification", r
 
 
+@pytest.mark.slow
+def test_planted_facts_hold_at_64_teams_and_11_rounds(tmp_path: Path) -> None:
+    """The season benchmark's largest field (benchmarks/season.py: 64 teams, 11 Swiss rounds, 200-400
+    history games, 16 ACWC players, seed 2026): build_season's self-check (check_planted_facts,
+    and TEAM-COMP-6 at round 7) raises if a planted fact does not hold. It once did for every
+    seed: the weakest teams were rated far below every opponent, where a forced loss hardly moves
+    a rating, so the steered ratings of TEAM-COMP-4 (board 4 under boards 1-3) and TEAM-COMP-6 (the
+    replacement 30-70 under the player it replaces) never reached their bands."""
+    out = tmp_path / "demo64"
+    summary = build_season(out, seed=2026, teams=64, games=(200, 400), acwc_players=16, swiss_rounds=11)
+    assert (summary["teams"], summary["swiss_rounds"]) == (64, 11)
+    planted = rows(out / "PLANTED.csv")
+    [comp4] = [r["note"] for r in planted if r["rule_id"] == "TEAM-COMP-4"]
+    above = int(comp4.split(" is ")[1].split(" above ")[0])
+    assert above > 50, comp4
+    [comp6] = [r["note"] for r in planted if r["rule_id"] == "TEAM-COMP-6"]
+    assert 0 < int(comp6.split("only ")[1].split(" below")[0]) < 100, comp6
+    assert {r["round"] for r in rows(out / "pairings.csv") if r["stage"] == "swiss"} == {str(n) for n in range(1, 12)}
+
+
+def test_teams_stay_within_the_outsiders_range_at_any_size() -> None:
+    """Up to 32 teams, 30 between two teams' boards 1 (the default demo's field is unchanged); a
+    larger field is squeezed so that its weakest board 1 is 1400, its board 4 about 1250, near
+    the weakest outsider (1350), whom forced games can still move a rating against."""
+    from pipeline.sim.season.team import team_step
+
+    assert [team_step(n) for n in (10, 12, 16, 32)] == [30, 30, 30, 30]
+    for n in (34, 64, 128):
+        assert 2330 - team_step(n) * (n - 1) == pytest.approx(1400)
+
+
 def test_default_size_is_the_one_docs_demo_md_describes() -> None:
     """build_season's defaults and `antichess-td demo`'s are the default demo docs/demo.md describes:
     seed 2026, 12 teams of 4, 1,000-5,000 rated games per player, 40 ACWC players, 7 Swiss rounds.

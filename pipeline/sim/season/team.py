@@ -42,13 +42,29 @@ TEAM_NAMES = [
 MatchBoards = list[BoardMatch]  # the four boards of one team match
 
 
+TOP_BOARD_1 = 2330  # the strongest team's board 1
+LOWEST_BOARD_1 = 1400  # the weakest team's board 1 in any field: board 4 (150 below) near the weakest outsider
+TEAM_STEP = 30  # between two teams' boards 1, while the field fits above LOWEST_BOARD_1 (up to 32 teams)
+
+
+def team_step(n_teams: int) -> float:
+    """The strength between two consecutive teams: 30, or less in a field of more than 32 teams, so
+    that every team stays within the outsiders' range (1350-2600, players' only opponents, in
+    background and forced games alike). Below it, a rating sits far above the strength and a
+    forced loss against a 1000-points-stronger outsider moves it by a fraction of a point, so a
+    steered rating (TEAM-COMP-4's board 4, TEAM-COMP-6's replacement) could never be brought down
+    into its band."""
+    return min(TEAM_STEP, (TOP_BOARD_1 - LOWEST_BOARD_1) / max(n_teams - 1, 1))
+
+
 def build_team_roster(s: Season) -> None:
-    """The teams, four players each by board; TEAM-CAP-1 caps by the team's titles, and board 4
-    stays under it unless planted."""
+    """The teams, four players each by board, stronger to weaker by `team_step`; TEAM-CAP-1 caps
+    by the team's titles, and board 4 stays under it unless planted."""
     rng = s.rng
     names = (TEAM_NAMES + [f"Team {i}" for i in range(len(TEAM_NAMES), s.n_teams)])[: s.n_teams]
+    step = team_step(s.n_teams)
     for t, team in enumerate(names):
-        top = 2330 - 30 * t if t not in (6, 7, 8, 9) else 2330
+        top = TOP_BOARD_1 - step * t if t not in (6, 7, 8, 9) else TOP_BOARD_1
         strengths = [top, top - 45, top - 90, top - 150] if t not in (6, 7, 8, 9) else [2330, 2290, 2250, 2172]
         members = []
         for _board, strength in enumerate(strengths, 1):

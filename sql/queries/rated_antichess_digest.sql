@@ -1,0 +1,17 @@
+-- rated_antichess_digest: one row: how many rated antichess games of the players in $1 (a list of
+-- user ids) sort at or before the key ($2, $3, $4) in rating order (last_move_at, created_at,
+-- game_id), or all of them when $2 is NULL, and a digest of their rows (every column
+-- pipeline/domain/rd.py reads: the XOR of each row's hash, so the same set of rows gives the same
+-- digest and a changed, missing or extra row another). Computed where the rows are, so a night
+-- reads only the games after the cursor (pipeline/stages/ratings.py).
+SELECT count(*) AS games,
+       CAST(coalesce(bit_xor(hash(g.game_id, g.created_at, g.last_move_at, g.white_id, g.black_id, g.white_rating,
+                                  g.black_rating, g.white_rating_diff, g.black_rating_diff, g.winner, g.status)),
+                     0) AS VARCHAR) AS digest
+FROM lichess_games g
+WHERE g.rated AND g.variant = 'antichess'
+  AND (g.white_id IN (SELECT unnest($1::VARCHAR[])) OR g.black_id IN (SELECT unnest($1::VARCHAR[])))
+  AND ($2::TIMESTAMPTZ IS NULL
+       OR g.last_move_at < $2::TIMESTAMPTZ
+       OR (g.last_move_at = $2::TIMESTAMPTZ AND (g.created_at < $3::TIMESTAMPTZ
+                                                 OR (g.created_at = $3::TIMESTAMPTZ AND g.game_id <= $4::VARCHAR))))

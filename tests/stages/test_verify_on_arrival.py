@@ -1,0 +1,85 @@
+"""Match games are verified as they stream in (pipeline/lichess/ingest.py, ``Scope``): the verdict
+is stored in the same transaction as the game, so after the last game of a night arrives the
+score step has nothing left to verify. Verdicts are the ones the score step would give.
+
+On the skeleton (tests/data/skeleton): 37 games, 35 of them between the members of two paired
+teams inside a round window (margins included) — the 35 that linking lists; the other two are
+``Casual01`` (alice–dan, Alphas and Deltas never meet) and ``Early001`` (amir–bea, paired in
+round 1 but played two weeks before its window)."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import duckdb
+from skeleton_kit import AFTER_ROUND_2, copy_skeleton
+
+from pipeline.domain import verify
+from pipeline.inputs.config import load_config
+from pipeline.model import Config
+from pipeline.stages import context, ingest, score
+
+NOT_MATCH_GAMES = {"Casual01", "Early001"}
+
+
+def ingested(folder: Path) -> Config:
+    cfg = load_config(folder / "tournament.toml")
+    with ingest.lichess_base_url(cfg) as base_url:
+        report = ingest.ingest_stage(cfg, context.read_inputs(cfg), base_url, AFTER_ROUND_2)
+    assert (report.verified, report.mismatches) == (35, 0)
+    return cfg
+
+
+def rows(db: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.sql(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_match_games_are_verified_as_they_arrive_and_the_score_step_verifies_none(tmp_path: Path) -> None:
+    cfg = ingested(copy_skeleton(tmp_path))
+    db = cfg.paths.database
+    verified = {r[0] for r in rows(db, "SELECT game_id FROM game_verdicts")}
+    every = {r[0] for r in rows(db, "SELECT game_id FROM lichess_games")}
+    assert len(every) == 37 and verified == every - NOT_MATCH_GAMES
+
+    report = score.score_stage(cfg, context.read_inputs(cfg), AFTER_ROUND_2)
+    assert (report.verified, report.match_games) == (0, 35)
+    # what was verified on arrival is exactly what linking lists
+    assert {r[0] for r in rows(db, "SELECT game_id FROM scored_match_games")} == verified
+
+
+def test_verdicts_on_arrival_equal_the_score_steps(tmp_path: Path) -> None:
+    """The same verdict, detail and time as the score step gives the stored rows."""
+    cfg = ingested(copy_skeleton(tmp_path))
+    on_arrival = rows(cfg.paths.database, "SELECT * FROM game_verdicts ORDER BY game_id")
+    con = duckdb.connect(str(cfg.paths.database), read_only=True)
+    try:
+        stored = con.sql(
+            "SELECT game_id, white_name, black_name, variant, clock_initial_s, clock_increment_s, status, winner, "
+            "created_at, moves, pgn FROM lichess_games ORDER BY game_id"
+        ).pl()
+    finally:
+        con.close()
+    by_score_step = [
+        (v.game_id, v.verdict, v.detail)
+        for v in (verify.verify_game(g) for g in stored.iter_rows(named=True))
+        if v.game_id not in NOT_MATCH_GAMES
+    ]
+    assert [(g, v, d) for g, v, d, _ in on_arrival] == by_score_step
+    assert {at for *_, at in on_arrival} == {AFTER_ROUND_2}
+
+    # and the score step, given the same games with no verdicts (stored by an older version, or
+    # by a backfill), verifies them and writes the same rows
+    scratch = tmp_path / "scratch.duckdb"
+    shutil.copy(cfg.paths.database, scratch)
+    con = duckdb.connect(str(scratch))
+    con.execute("DELETE FROM game_verdicts")
+    con.close()
+    cfg_scratch = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, database=scratch))
+    assert score.score_stage(cfg_scratch, context.read_inputs(cfg_scratch), AFTER_ROUND_2).verified == 35
+    assert rows(scratch, "SELECT * FROM game_verdicts ORDER BY game_id") == on_arrival
