@@ -12,6 +12,7 @@ import dataclasses
 import datetime as dt
 import json
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -265,11 +266,11 @@ def test_the_api_row_replaces_the_dump_row_and_never_the_other_way_round(dumped:
         report = ingest.IngestReport()
         ingest.sync_games(
             con,
-            __import__("threading").Lock(),
+            threading.Lock(),
             client,
             player,
             to_ms(august[0]),
-            frozenset(players),
+            ingest.Scope(frozenset(players)),
             NOW,
             ingest.PlayerReport(player),
             report,
