@@ -393,6 +393,42 @@ def ingest(config: ConfigOpt, now: NowOpt = None) -> None:
 
 
 @app.command()
+def backfill(
+    config: ConfigOpt,
+    dump: Annotated[
+        list[Path],
+        typer.Option(
+            "--dump",
+            help="A Lichess open-database dump, lichess_db_antichess_rated_YYYY-MM.pgn.zst (repeat for each month; "
+            "every month from the first to the last).",
+            dir_okay=False,
+        ),
+    ],
+    now: NowOpt = None,
+) -> None:
+    """Store the registered players' games from Lichess's monthly antichess dumps (database.lichess.org)
+    as the API would store them, then start each player's games cursor after the last month, so the
+    next nightly run fetches only the rest from the API (working database; published at the end).
+    Rerunning it changes nothing; a game the API already stored stays as the API stored it."""
+    from pipeline.lichess.dump import dump_files
+    from pipeline.stages import record
+    from pipeline.stages.backfill import backfill_stage, summary_lines
+
+    cfg = load_config(config)
+    dumps = dump_files(dump)  # a bad file name or file stops here, before anything is written
+    at = _now(now)
+    with _writing(cfg, "backfill", at) as (run, inputs):
+        run.stage("backfill")
+        report = backfill_stage(run.work, inputs, dumps, at)
+        run.done("backfill", report.summary(), warnings=report.warnings)
+    for line in summary_lines(report, dumps):
+        _say(line)
+    for warning in report.warnings:
+        _say(f"warning: {warning}")
+    _say(record.summary_line(run.run_id, cfg.paths.database))
+
+
+@app.command()
 def score(config: ConfigOpt, now: NowOpt = None) -> None:
     """Link games to pairings, score parts, boards and matches, and rank (no fetching; working
     database, published at the end, so a TD sees a re-run round at once); rewrite the exports."""
@@ -668,6 +704,14 @@ def demo(
             help="Swiss rounds of the TEAM season (7 as the preset, up to teams - 1; more push the knockout back).",
         ),
     ] = 7,
+    dumps: Annotated[
+        bool,
+        typer.Option(
+            "--dumps",
+            help="Also write the Lichess data as monthly open-database dumps (lichess/dumps/*.pgn.zst, for "
+            "`antichess-td backfill`): the rated games plus ten times as many of unregistered players.",
+        ),
+    ] = False,
 ) -> None:
     """Write the demo tournament: a TEAM season and an ACWC 2021 qualification with their Lichess data."""
     import time
@@ -688,12 +732,17 @@ def demo(
             f"{teams - 1} (one round fewer than the teams: no rematches)",
         )
     started = time.perf_counter()
-    summary = build_season(out, seed, teams, (lo, hi), acwc_players, swiss_rounds)
+    summary = build_season(out, seed, teams, (lo, hi), acwc_players, swiss_rounds, dumps=dumps)
     _say(
         f"wrote {out}: {summary['players']} players, {summary['games']:,} games, {summary['teams']} teams, "
         f"{summary['swiss_rounds']} Swiss rounds, {summary['acwc_players']} ACWC players, {summary['planted']} planted violations, {summary['traps']} traps "
         f"in {time.perf_counter() - started:.1f} s"
     )
+    if dumps:
+        _say(
+            f"dumps: {summary['dump_files']} monthly files in {out / 'lichess' / 'dumps'}: "
+            f"{summary['dump_games']:,} rated games of the demo's world + {summary['dump_others']:,} of unregistered players"
+        )
     _say(f"run: antichess-td nightly --config {out / 'tournament.toml'}  (and {out / 'acwc' / 'tournament.toml'})")
 
 

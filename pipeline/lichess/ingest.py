@@ -455,7 +455,7 @@ class _GameSink:
                     self.con,
                     "raw_games",
                     [
-                        {"game_id": gid, "payload": line, "fetched_at": self.fetched_at}
+                        {"game_id": gid, "payload": line, "fetched_at": self.fetched_at, "source": "api"}
                         for gid, (line, _) in batch.items()
                     ],
                 )

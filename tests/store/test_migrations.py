@@ -110,7 +110,8 @@ def test_a_database_of_an_earlier_release_opens_as_a_new_one_would_be(
 
 def test_the_columns_a_migration_adds_hold_its_default_on_old_rows(tmp_path: Path) -> None:
     """c638f8a's 32 board results, 4 team matches and 8 standings rows predate the columns
-    migrations 001-009 add: each gets that column's default ('' / false / 0, NULL without one)."""
+    migrations 001-009 add: each gets that column's default ('' / false / 0, NULL without one);
+    its raw games predate raw_games.source (011): 'api'."""
     db = unpack("c638f8a", tmp_path)
     store.connect(db).close()
     con = duckdb.connect(str(db), read_only=True)
@@ -124,6 +125,8 @@ def test_the_columns_a_migration_adds_hold_its_default_on_old_rows(tmp_path: Pat
         assert con.sql(
             "SELECT cumulative, seed_rating, pool, kashdan, byes, count(*) FROM scored_standings GROUP BY ALL"
         ).fetchall() == [(0.0, None, None, 0.0, 0, 8)]
+        # 011: every game stored before the backfill existed came from the API
+        assert con.sql("SELECT source, count(*) > 0 FROM raw_games GROUP BY ALL").fetchall() == [("api", True)]
     finally:
         con.close()
 
@@ -155,7 +158,7 @@ def test_a_new_database_is_created_final_and_runs_no_migration(tmp_path: Path) -
     try:
         runs = recorded(con)
         assert [(m, how) for m, how, _ in runs] == [(p.stem, "created") for p in store.migration_files()]
-        assert len(runs) == 10
+        assert len(runs) == 11
         assert store.migrate(con) == []
         assert recorded(con) == runs
     finally:
@@ -165,11 +168,12 @@ def test_a_new_database_is_created_final_and_runs_no_migration(tmp_path: Path) -
 def test_a_migration_not_yet_recorded_runs_once(tmp_path: Path) -> None:
     """A database up to date but for the last migration (its row, its column and the SQL
     fingerprint gone, as a database of the release before it would be): the next open runs that
-    one and no other."""
+    one and no other, and the rows stored before it say they came from the API."""
     db = tmp_path / "t.duckdb"
-    last = store.migration_files()[-1]  # 010: scored_standings.seed_rating DOUBLE (it was INTEGER)
+    last = store.migration_files()[-1]  # 011: raw_games.source ('api' | 'dump')
     con = store.connect(db)
-    con.execute("ALTER TABLE scored_standings ALTER COLUMN seed_rating SET DATA TYPE INTEGER")
+    con.execute("ALTER TABLE raw_games DROP COLUMN source")
+    con.execute("INSERT INTO raw_games VALUES ('abcdefgh', '{}', TIMESTAMPTZ '2026-01-01 00:00:00+00')")
     con.execute("DELETE FROM schema_migrations WHERE migration = ?", [last.stem])
     con.execute("COMMENT ON VIEW audit_findings IS NULL")  # nor the fingerprint of this release's SQL
     before = recorded(con)
@@ -179,7 +183,7 @@ def test_a_migration_not_yet_recorded_runs_once(tmp_path: Path) -> None:
         after = recorded(con)
         assert after[:-1] == before
         assert [(m, how) for m, how, _ in after[-1:]] == [(last.stem, "applied")]
-        assert ("seed_rating", "DOUBLE") in [(c, t) for (c, t, *_) in con.sql("DESCRIBE scored_standings").fetchall()]
+        assert con.sql("SELECT game_id, source FROM raw_games").fetchall() == [("abcdefgh", "api")]
     finally:
         con.close()
 

@@ -5,6 +5,7 @@
     out/tournament.toml, teams.csv, pairings.csv, overrides.csv   the TEAM season (12 teams by default)
     out/acwc/tournament.toml, players.csv, pairings.csv           the ACWC 2021 qualification (40 players)
     out/lichess/users.ndjson, rating-history/<id>.json, games.ndjson   one Lichess dataset for both
+    out/lichess/dumps/lichess_db_antichess_rated_YYYY-MM.pgn.zst   with dumps=True: the open-database dumps
     out/PLANTED.csv(rule_id, subject, note)                       every rule violation planted on purpose
     out/truth/deviations.csv(game_id, user_id, rd_before, rd_after)   the true RD per game (not Lichess data)
 
@@ -61,9 +62,11 @@ def build_season(
     games: tuple[int, int] = (1000, 5000),
     acwc_players: int = 40,
     swiss_rounds: int = SWISS_ROUNDS,
+    dumps: bool = False,
 ) -> dict[str, int]:
     """Write the demo tournament under `out` (`swiss_rounds`: 7 as the preset, up to teams - 1);
-    returns a size summary."""
+    returns a size summary. `dumps`: also the world as Lichess open-database dumps
+    (out/lichess/dumps/, ``pipeline.sim.season.dumps``)."""
     s = Season(seed, teams, games, swiss_rounds)
     play_acwc(s, acwc_players)
     build_team_roster(s)
@@ -73,7 +76,12 @@ def build_season(
     players, n_games = write_lichess(s, out / "lichess")
     write_team_files(s, out, seed, traps)
     write_acwc_files(s, out, seed)
-    return {
+    written = {}
+    if dumps:
+        from pipeline.sim.season.dumps import write_dumps
+
+        written = {f"dump_{k}": v for k, v in write_dumps(s, out / "lichess" / "dumps", seed).items()}
+    return written | {
         "players": players,
         "games": n_games,
         "planted": len(s.planted),

@@ -1,0 +1,609 @@
+"""The Lichess open database: monthly dumps of every rated antichess game, read as a backfill.
+
+Lichess publishes each month's rated antichess games as ``lichess_db_antichess_rated_YYYY-MM.pgn.zst``
+(https://database.lichess.org/, a zstd-compressed PGN file; docs/backfill.md). This module is the
+adapter for that format, as ``client`` is for the API:
+
+* :func:`dump_file` checks a file's name and its zstd magic number (a bad one is an InputError);
+* :func:`scan_dump` streams the decompressed bytes and picks the games of the registered players
+  by their ``[White "..."]`` / ``[Black "..."]`` headers (a regular expression over 4 MB chunks:
+  the games of everyone else are counted and never decoded);
+* :func:`parse_dump_game` types one of those games into the same :class:`GameRow` the API's JSON
+  gives (:func:`read_dump_game` reads the PGN: its headers, each move against python-chess's SAN
+  grammar, the ``[%clk]`` comments; a record with errors is rejected with them);
+* :func:`store_dump_games` writes them as the API path does (``raw_games`` with the PGN text as the
+  raw record and ``source = 'dump'``, ``lichess_games``, ``rejected_records``) in one transaction,
+  never over a game the API already stored (its JSON says more than the dump);
+* :func:`place_cursors` moves each player's games cursor to the first millisecond after the
+  dumps' last month, so the next API fetch asks only for what the dumps do not hold.
+
+What the dump cannot say (docs/backfill.md): casual games are not in it, nor unfinished ones;
+``created_at`` has whole seconds (UTCDate/UTCTime); ``last_move_at`` is estimated from the clocks;
+``status`` comes from ``Termination`` and the board (see :func:`dump_status`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import chess
+import duckdb
+import zstandard
+
+from pipeline.errors import InputError
+from pipeline.lichess.client import GameRow, Winner, to_ms
+from pipeline.store import gateway
+
+DUMP_NAME = re.compile(r"lichess_db_antichess_rated_(\d{4})-(\d{2})\.pgn\.zst")
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+CHUNK = 1 << 22  # decompressed bytes per scan step
+BATCH = 10_000  # games per transaction
+SOURCE = "dump"
+
+_SITE = re.compile(r"https?://lichess\.org/([A-Za-z0-9]{8})")
+_CLK = re.compile(r"\[%clk (\d+):(\d\d):(\d\d)\]")
+_TIME_CONTROL = re.compile(r"(\d+)\+(\d+)")
+_RESULTS: dict[str, Winner | None] = {"1-0": "white", "0-1": "black", "1/2-1/2": None}
+
+
+@dataclass(frozen=True)
+class DumpFile:
+    """A dump file whose name and first bytes are Lichess's."""
+
+    path: Path
+    month: dt.date  # the first day of the month it holds
+
+    @property
+    def end(self) -> dt.datetime:
+        """The first instant after its month (UTC)."""
+        return month_after(self.month)
+
+
+def month_after(month: dt.date) -> dt.datetime:
+    y, m = (month.year + 1, 1) if month.month == 12 else (month.year, month.month + 1)
+    return dt.datetime(y, m, 1, tzinfo=dt.UTC)
+
+
+def dump_file(path: Path) -> DumpFile:
+    """The dump at ``path``, or InputError naming what is wrong with it: its name must be Lichess's
+    (``lichess_db_antichess_rated_YYYY-MM.pgn.zst``) and its bytes a zstd frame."""
+    found = DUMP_NAME.fullmatch(path.name)
+    if found is None:
+        raise InputError(path, "", "expected a Lichess antichess dump named lichess_db_antichess_rated_YYYY-MM.pgn.zst")
+    year, month = int(found[1]), int(found[2])
+    if not 1 <= month <= 12:
+        raise InputError(path, "", f"month {found[2]!r}: expected 01-12")
+    try:
+        with path.open("rb") as fh:
+            magic = fh.read(4)
+    except FileNotFoundError:
+        raise InputError(path, "", "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "", "a folder: expected a .pgn.zst file") from None
+    if magic != ZSTD_MAGIC:
+        raise InputError(path, "", "not zstd-compressed: expected the .pgn.zst file as Lichess publishes it")
+    return DumpFile(path, dt.date(year, month, 1))
+
+
+def dump_files(paths: Iterable[Path]) -> list[DumpFile]:
+    """The dumps in month order; InputError for a bad file, a month given twice or a month missing
+    between the first and the last (a cursor after the last month would skip it)."""
+    dumps = sorted((dump_file(Path(p)) for p in paths), key=lambda d: d.month)
+    for a, b in zip(dumps, dumps[1:], strict=False):
+        if a.month == b.month:
+            raise InputError(b.path, "", f"month {b.month:%Y-%m} given twice (also {a.path})")
+        if month_after(a.month).date() != b.month:
+            missing = month_after(a.month).date()
+            raise InputError(
+                b.path,
+                "",
+                f"month {missing:%Y-%m} is missing between {a.month:%Y-%m} and {b.month:%Y-%m}: "
+                "give every month from the first to the last",
+            )
+    return dumps
+
+
+# --------------------------------------------------------------------------- scanning
+
+
+@dataclass
+class ScanCounts:
+    scanned: int = 0  # every game in the dump
+    matched: int = 0  # games naming a registered player
+    bytes: int = 0  # decompressed bytes
+
+
+def _chunks(path: Path) -> Iterator[bytes]:
+    dctx = zstandard.ZstdDecompressor()
+    with path.open("rb") as fh, dctx.stream_reader(fh, read_size=1 << 20) as reader:
+        while chunk := reader.read(CHUNK):
+            yield chunk
+
+
+def scan_dump(path: Path, wanted: frozenset[str], counts: ScanCounts) -> Iterator[bytes]:
+    """The games (PGN bytes) of ``path`` whose White or Black, lower-cased, is in ``wanted`` (user
+    ids); ``counts`` adds up every game seen. Raises zstandard.ZstdError on a damaged frame."""
+    keys = frozenset(w.encode() for w in wanted)
+    tail = b""
+    for chunk in _chunks(path):
+        counts.bytes += len(chunk)
+        buf = tail + chunk if tail else chunk
+        cut = buf.rfind(b"\n[Event ")
+        if cut < 0:
+            tail = buf
+            continue
+        body, tail = buf[: cut + 1], buf[cut + 1 :]
+        yield from _ours(body, keys, counts)
+    if tail.strip():
+        yield from _ours(tail, keys, counts)
+
+
+def _ours(body: bytes, keys: frozenset[bytes], counts: ScanCounts) -> Iterator[bytes]:
+    """The games of ``body`` (whole games) naming a key as White or Black. bytes.find, not a regular
+    expression: the header's ``[`` opens every [%clk] comment too, which slows a regex's scan."""
+    counts.scanned += body.count(b'[Event "')
+    find = body.find
+    pos = 0
+    while (i := find(b'[White "', pos)) >= 0:
+        j = find(b'"]', i + 8)
+        if j < 0:
+            break
+        white = body[i + 8 : j]
+        pos = j
+        black = b""
+        if body.startswith(b'\n[Black "', j + 2):  # Lichess writes Black on the line after White
+            k = find(b'"]', j + 11)
+            if k >= 0:
+                black, pos = body[j + 11 : k], k
+        if white.lower() in keys or black.lower() in keys:
+            start = body.rfind(b'[Event "', 0, i)
+            end = find(b'\n[Event "', pos)
+            counts.matched += 1
+            yield body[max(start, 0) : len(body) if end < 0 else end + 1]
+
+
+# --------------------------------------------------------------------------- typing
+
+
+_HEADER = re.compile(r'\[([A-Za-z0-9_]+) "((?:[^"\\]|\\.)*)"\]')
+# movetext: a comment, a move number, a result, a NAG, or a move (anything else is an error)
+_TOKEN = re.compile(r"\{([^}]*)\}|\d+\.(?:\.\.)?|(1-0|0-1|1/2-1/2|\*)|\$\d+|([^\s{}]+)")
+
+
+_SAN = chess.SAN_REGEX.pattern.removeprefix("^").removesuffix("\\Z") + "|O-O(?:-O)?"
+# Lichess's dump movetext: "1. e3 { [%clk 0:03:00] } 1... b5 { [%clk 0:03:00] } ... 1-0", read in one pass
+_CLOCKED_MOVE = re.compile(r"\d+\.(?:\.\.)? (\S+) \{ \[%clk \d+:\d\d:\d\d\] \}")
+_SANS = re.compile(_SAN)
+_KNOWN_SANS: set[str] = set()  # moves already checked against the grammar (a few thousand distinct ones)
+
+
+@dataclass
+class DumpGame:
+    """One dump record read: its headers, mainline SAN moves, per side (white, black) the moves
+    that show a ``[%clk]`` clock and the last clock shown (seconds), the movetext's result token,
+    and what is wrong with it."""
+
+    headers: dict[str, str] = field(default_factory=dict)
+    sans: list[str] = field(default_factory=list)
+    clocked: list[int] = field(default_factory=lambda: [0, 0])
+    last_clock: list[int | None] = field(default_factory=lambda: [None, None])
+    result_token: str | None = None
+    errors: list[str] = field(default_factory=list)
+
+
+def read_dump_game(text: str) -> DumpGame:
+    """Read one record of a dump: the header tags, then the movetext (each move checked against
+    python-chess's SAN grammar, ``chess.SAN_REGEX``). Lichess's dumps hold no variations. The
+    moves are not replayed on a board here: python-chess's reader costs ~2.4 ms a game on these
+    records (ten times a backfill's budget); like the API's moves, a match game's are replayed on
+    an AntichessBoard by verification (score). What does not read is listed in ``errors``."""
+    game = DumpGame()
+    head, sep, movetext = text.strip().partition("\n\n")
+    tags = _HEADER.findall(head)
+    if len(tags) != head.count("\n") + 1:
+        for line in head.splitlines():
+            if _HEADER.fullmatch(line.strip()) is None:
+                game.errors.append(f'header line {line.strip()[:60]!r}: expected [Name "value"]')
+    game.headers = {k: v.replace('\\"', '"').replace("\\\\", "\\") if "\\" in v else v for k, v in tags}
+    if not sep:
+        game.errors.append("no movetext after the headers")
+    moves = _CLOCKED_MOVE.findall(movetext)
+    tail = movetext[movetext.rfind("}") + 1 :].strip()
+    # each clocked move is six words ("1." "e3" "{" "[%clk" "0:03:00]" "}") after a single space
+    # each: any other word, or other spacing, takes the general path below
+    if moves and tail in ("1-0", "0-1", "1/2-1/2", "*") and movetext.count(" ") == 6 * len(moves):
+        # the usual record: every move with its clock, then the result
+        game.sans = moves
+        game.result_token = tail
+        end = len(movetext)
+        for ply in (len(moves), len(moves) - 1):  # the last two clocks: the last mover's, then the other's
+            if ply < 1:
+                break
+            at = movetext.rfind("[%clk ", 0, end)
+            clock = _CLK.match(movetext, at)
+            assert clock is not None  # _CLOCKED_MOVE matched it
+            color = (ply - 1) % 2
+            game.clocked[color] = (ply + 1 - color) // 2
+            game.last_clock[color] = int(clock[1]) * 3600 + int(clock[2]) * 60 + int(clock[3])
+            end = at
+    else:
+        _read_movetext(movetext, game)
+    new = set(game.sans) - _KNOWN_SANS
+    if new and not game.errors:
+        for i, san in enumerate(game.sans):
+            if san in new and _SANS.fullmatch(san) is None:
+                game.errors.append(f"move {i + 1} {san[:30]!r}: not a move in SAN")
+                break
+        else:
+            _KNOWN_SANS.update(new)
+    return game
+
+
+def _read_movetext(movetext: str, game: DumpGame) -> None:
+    """Any other movetext, token by token: comments (a ``[%clk]`` one after a move), move numbers,
+    NAGs, moves and the result."""
+    for m in _TOKEN.finditer(movetext):
+        comment, result, san = m.group(1), m.group(2), m.group(3)
+        if game.result_token is not None:
+            game.errors.append(f"{m.group(0)[:30]!r} after the result {game.result_token!r}")
+            return
+        if comment is not None:
+            clock = _CLK.search(comment)
+            if clock and game.sans:
+                color = (len(game.sans) - 1) % 2
+                game.clocked[color] += 1
+                game.last_clock[color] = int(clock[1]) * 3600 + int(clock[2]) * 60 + int(clock[3])
+        elif result is not None:
+            game.result_token = result
+        elif san is not None:
+            game.sans.append(san)
+    if movetext.count("{") != movetext.count("}"):
+        game.errors.append("a comment is not closed")
+
+
+def _speed(initial_s: int | None, increment_s: int | None) -> str:
+    """Lichess's speed of a clock: by its estimated duration, initial + 40 × increment."""
+    if initial_s is None or increment_s is None:
+        return "correspondence"
+    total = initial_s + 40 * increment_s
+    for limit, name in ((30, "ultraBullet"), (180, "bullet"), (480, "blitz"), (1500, "rapid"), (21600, "classical")):
+        if total < limit:
+            return name
+    return "correspondence"
+
+
+def _int_tag(headers: dict[str, str], name: str) -> int | None:
+    value = headers.get(name)
+    if value is None or value.rstrip("?") in ("", "-"):
+        return None
+    try:
+        return int(value.rstrip("?"))
+    except ValueError:
+        raise ValueError(f"{name} {value!r}: expected a whole number") from None
+
+
+def _captures(sans: list[str], color: int) -> int:
+    """Captures made by the side ``color`` (0 white, 1 black)."""
+    return sum("x" in san for san in sans[color::2])
+
+
+def dump_status(termination: str, winner: Winner | None, sans: list[str]) -> str:
+    """The API's ``status`` as near as the dump tells it (Lichess writes Termination from status:
+    Normal ← mate, resign, stalemate, draw, variantEnd; Time forfeit ← outoftime, timeout;
+    Abandoned ← aborted, noStart; Rules infraction ← cheat; Unknown ← unknownFinish).
+
+    Normal: a draw is ``draw``; a win is ``variantEnd`` when the loser captured all 16 of the
+    winner's pieces (the antichess goal), else ``resign`` — a win by stalemate (the winner still
+    has pieces but no move) reads as ``resign`` here, where the API says ``variantEnd``. Time
+    forfeit is ``outoftime`` (the API's ``timeout``, a player who left, reads the same)."""
+    if termination == "Normal":
+        if winner is None:
+            return "draw"
+        loser = 1 if winner == "white" else 0
+        return "variantEnd" if _captures(sans, loser) >= 16 else "resign"
+    if termination == "Time forfeit":
+        return "outoftime"
+    if termination == "Abandoned":
+        return "aborted" if winner is None else "noStart"
+    if termination == "Rules infraction":
+        return "cheat"
+    if termination == "Unknown":
+        return "unknownFinish"
+    raise ValueError(
+        f"Termination {termination!r}: expected Normal, Time forfeit, Abandoned, Rules infraction or Unknown"
+    )
+
+
+def _played_s(game: DumpGame, initial_s: int | None, increment_s: int | None, flagged: Winner | None) -> int:
+    """Seconds on the clocks between the first and the last move: each side's clock starts at its
+    second move (Lichess shows the initial time after the first moves); after that a move took
+    (clock before + increment - clock after), so a side spent initial + increment × (its clocked
+    moves - 1) - its last clock. A side that lost on time also spent what its clock showed after
+    its last move. Without a clock or clocks in the PGN: 0."""
+    if initial_s is None or increment_s is None:
+        return 0
+    total = 0
+    for color in (0, 1):
+        last = game.last_clock[color]
+        if last is None:
+            continue
+        total += initial_s + increment_s * (game.clocked[color] - 1) - last
+        if flagged is not None and (flagged == "white") == (color == 0):
+            total += last
+    return max(total, 0)
+
+
+def parse_dump_game(text: str) -> GameRow:
+    """Type one game of a dump; ValueError names what is wrong (python-chess's errors included)."""
+    reader = read_dump_game(text)
+    if reader.errors:
+        raise ValueError("PGN: " + "; ".join(reader.errors))
+    h = reader.headers
+    site = _SITE.fullmatch(h.get("Site", ""))
+    if site is None:
+        raise ValueError(f"Site {h.get('Site')!r}: expected https://lichess.org/<8-character game id>")
+    gid = site[1]
+    variant = h.get("Variant", "")
+    if variant != "Antichess":
+        raise ValueError(f"Variant {variant!r}: expected Antichess (the antichess dump)")
+    result = h.get("Result", "")
+    if result not in _RESULTS:
+        raise ValueError(f"Result {result!r}: expected 1-0, 0-1 or 1/2-1/2 (the dump holds finished games)")
+    if reader.result_token is not None and reader.result_token != result:
+        raise ValueError(f"the movetext ends {reader.result_token!r} where the Result header says {result!r}")
+    winner = _RESULTS[result]
+    date, time = h.get("UTCDate", ""), h.get("UTCTime", "")
+    try:
+        if len(date) != 10 or len(time) != 8 or date[4] + date[7] + time[2] + time[5] != "..::":
+            raise ValueError
+        created = dt.datetime(
+            int(date[:4]), int(date[5:7]), int(date[8:]), int(time[:2]), int(time[3:5]), int(time[6:]), tzinfo=dt.UTC
+        )
+    except ValueError:
+        raise ValueError(f"UTCDate {date!r} / UTCTime {time!r}: expected YYYY.MM.DD and HH:MM:SS") from None
+    tc = h.get("TimeControl", "-")
+    if tc == "-":
+        initial = increment = None
+    else:
+        found = _TIME_CONTROL.fullmatch(tc)
+        if found is None:
+            raise ValueError(f"TimeControl {tc!r}: expected seconds+increment such as 180+2, or -")
+        initial, increment = int(found[1]), int(found[2])
+    termination = h.get("Termination", "")
+    status = dump_status(termination, winner, reader.sans)
+    white, black = h.get("White") or None, h.get("Black") or None
+    flagged: Winner | None = None  # who lost on time
+    if termination == "Time forfeit" and winner is not None:
+        flagged = "black" if winner == "white" else "white"
+    return GameRow(
+        game_id=gid,
+        created_at=created,
+        last_move_at=created + dt.timedelta(seconds=_played_s(reader, initial, increment, flagged)),
+        white_id=white.lower() if white else None,
+        black_id=black.lower() if black else None,
+        white_name=white,
+        black_name=black,
+        rated=h.get("Event", "").startswith("Rated "),
+        variant="antichess",
+        speed=_speed(initial, increment),
+        clock_initial_s=initial,
+        clock_increment_s=increment,
+        status=status,
+        winner=winner,
+        white_rating=_int_tag(h, "WhiteElo"),
+        black_rating=_int_tag(h, "BlackElo"),
+        white_rating_diff=_int_tag(h, "WhiteRatingDiff"),
+        black_rating_diff=_int_tag(h, "BlackRatingDiff"),
+        moves=" ".join(reader.sans),
+        pgn=text,
+        url=f"https://lichess.org/{gid}",
+    )
+
+
+# --------------------------------------------------------------------------- storing
+
+
+FILE_COUNTS = ("scanned", "matched", "new", "already_stored", "kept_api", "rejected", "before_horizon")
+
+
+@dataclass
+class DumpReport:
+    """One backfill, per dump file and in total: scanned = games of others + matched; matched =
+    loaded + rejected + before_horizon (created before lichess.history_since: not stored, as the
+    API never fetches them); loaded = new + already_stored (the dump's copy, stored before by a
+    rerun: replaced by the same row) + kept_api (the API's copy is stored: it stays)."""
+
+    per_file: dict[str, dict[str, int]] = field(default_factory=dict)
+    cursors_moved: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def _sum(self, name: str) -> int:
+        return sum(c[name] for c in self.per_file.values())
+
+    @property
+    def files(self) -> list[dict[str, Any]]:
+        return [{"file": name, **counts} for name, counts in self.per_file.items()]
+
+    @property
+    def scanned(self) -> int:
+        return self._sum("scanned")
+
+    @property
+    def matched(self) -> int:
+        return self._sum("matched")
+
+    @property
+    def new(self) -> int:
+        return self._sum("new")
+
+    @property
+    def already_stored(self) -> int:
+        return self._sum("already_stored")
+
+    @property
+    def kept_api(self) -> int:
+        return self._sum("kept_api")
+
+    @property
+    def rejected(self) -> int:
+        return self._sum("rejected")
+
+    @property
+    def before_horizon(self) -> int:
+        return self._sum("before_horizon")
+
+    @property
+    def loaded(self) -> int:
+        return self.new + self.already_stored + self.kept_api
+
+    def summary(self) -> dict[str, Any]:
+        """The counts kept in the run record."""
+        totals = {name: self._sum(name) for name in FILE_COUNTS}
+        return totals | {"loaded": self.loaded, "cursors_moved": self.cursors_moved, "files": self.files}
+
+
+def _reject(text: str, key: str | None, reason: str, fetched_at: dt.datetime) -> dict[str, Any]:
+    return {
+        "source": "game",
+        "record_key": key or hashlib.md5(text.encode()).hexdigest(),
+        "reason": reason,
+        "payload": text,
+        "fetched_at": fetched_at,
+    }
+
+
+def store_dump_games(
+    con: duckdb.DuckDBPyConnection,
+    records: list[tuple[str, str]],
+    fetched_at: dt.datetime,
+    report: DumpReport,
+    since: dt.datetime | None = None,
+) -> None:
+    """Type and store a batch of dump records, (file name, PGN text), in one transaction. A game
+    the API stored stays as the API stored it; a game the dump stored before is replaced by the
+    same row (a rerun); a game created before ``since`` (lichess.history_since) is counted, not
+    stored. Counts go to ``report`` in total and per file."""
+    rows: dict[str, tuple[str, str, GameRow]] = {}
+    rejected = []
+    for name, text in records:
+        counts = report.per_file.setdefault(name, dict.fromkeys(FILE_COUNTS, 0))
+        try:
+            row = parse_dump_game(text)
+        except ValueError as e:
+            site = _SITE.search(text)
+            rejected.append(_reject(text, site[1] if site else None, f"{name}: {e}", fetched_at))
+            counts["rejected"] += 1
+            continue
+        if since is not None and row.created_at < since:
+            counts["before_horizon"] += 1
+            continue
+        rows[row.game_id] = (name, text, row)
+    stored = {}
+    if rows:
+        stored = dict(gateway.query(con, "queries/stored_game_sources", [list(rows)]).iter_rows())
+    keep = {gid: v for gid, v in rows.items() if stored.get(gid) != "api"}
+    for gid, (name, _, _) in rows.items():
+        kind = "kept_api" if gid not in keep else "already_stored" if gid in stored else "new"
+        report.per_file[name][kind] += 1
+    if not keep and not rejected:
+        return
+    with gateway.transaction(con):
+        gateway.upsert(
+            con,
+            "raw_games",
+            [
+                {"game_id": gid, "payload": json.dumps(text), "fetched_at": fetched_at, "source": SOURCE}
+                for gid, (_, text, _) in keep.items()
+            ],
+        )
+        gateway.upsert(con, "lichess_games", [row.__dict__ for _, _, row in keep.values()])
+        gateway.upsert(con, "rejected_records", rejected)
+
+
+def backfill(
+    con: duckdb.DuckDBPyConnection,
+    dumps: list[DumpFile],
+    player_ids: Iterable[str],
+    history_since: dt.datetime | None,
+    fetched_at: dt.datetime,
+) -> DumpReport:
+    """Scan every dump for the players' games, store those created from ``history_since`` on (the
+    API path's horizon) in transactions of up to BATCH games, then place the players' cursors."""
+    wanted = frozenset(p.lower() for p in player_ids)
+    report = DumpReport()
+    batch: list[tuple[str, str]] = []
+    for dump in dumps:
+        counts = ScanCounts()
+        report.per_file[dump.path.name] = dict.fromkeys(FILE_COUNTS, 0)
+        try:
+            for game in scan_dump(dump.path, wanted, counts):
+                batch.append((dump.path.name, game.decode("utf-8", errors="replace")))
+                if len(batch) >= BATCH:
+                    store_dump_games(con, batch, fetched_at, report, history_since)
+                    batch = []
+        except zstandard.ZstdError as e:
+            raise InputError(dump.path, "", f"the zstd data does not decompress ({e}): download it again") from e
+        report.per_file[dump.path.name] |= {"scanned": counts.scanned, "matched": counts.matched}
+    store_dump_games(con, batch, fetched_at, report, history_since)
+    if dumps:
+        place_cursors(con, dumps, sorted(wanted), history_since, fetched_at, report)
+    return report
+
+
+def place_cursors(
+    con: duckdb.DuckDBPyConnection,
+    dumps: list[DumpFile],
+    player_ids: list[str],
+    history_since: dt.datetime | None,
+    at: dt.datetime,
+    report: DumpReport,
+) -> None:
+    """Each player's games cursor (the next API request's ``since``) moves to the first millisecond
+    after the last dump month, when that moves it forward and the dumps cover every month from where
+    it stood (its cursor, or else ``history_since``): the API then fetches only what the dumps do not
+    hold. Its synced game count is kept (the next run still streams from the new cursor)."""
+    first = dt.datetime.combine(dumps[0].month, dt.time(), tzinfo=dt.UTC)
+    end_ms = to_ms(dumps[-1].end)
+    cursors = {
+        r["user_id"]: r
+        for r in gateway.query(con, "queries/ingest_cursors").iter_rows(named=True)
+        if r["endpoint"] == "games"
+    }
+    rows = []
+    for uid in player_ids:
+        old = cursors.get(uid)
+        since = old["since_ms"] if old is not None and old["since_ms"] is not None else None
+        if since is None and history_since is not None:
+            since = to_ms(history_since)
+        if since is not None and since >= end_ms:
+            continue  # already past the dumps
+        if since is not None and since < to_ms(first):
+            report.warnings.append(
+                f"player {uid!r}: games are synced from {_utc(since)} but the dumps start at "
+                f"{first:%Y-%m-%d}: the games cursor stays (backfill the months before too)"
+            )
+            continue
+        rows.append(
+            {
+                "user_id": uid,
+                "endpoint": "games",
+                "since_ms": end_ms,
+                "synced_games": old["synced_games"] if old is not None else None,
+                "synced_rating": old["synced_rating"] if old is not None else None,
+                "updated_at": at,
+            }
+        )
+    with gateway.transaction(con):
+        gateway.upsert(con, "ingest_cursors", rows)
+    report.cursors_moved += len(rows)
+
+
+def _utc(ms: int) -> str:
+    return (dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(milliseconds=ms)).strftime("%Y-%m-%d %H:%M UTC")
