@@ -70,6 +70,13 @@ def match_windows(config: Config, inputs: context.Inputs) -> MatchWindows:
     members: dict[str, set[str]] = {}
     for m in inputs.roster.members:
         members.setdefault(m.entrant, set()).add(m.player_id)
+    lineup = context.lineup(config, inputs)
+    for stage in config.stages:  # a replacement (a TD's `replace` ruling) plays for the entrant too
+        for bp in linking.board_pairings(
+            tuple(p for p in inputs.pairings if p.stage == stage.name), inputs.roster, config.boards, lineup
+        ):
+            members.setdefault(bp.entrant_a, set()).add(bp.player_a)
+            members.setdefault(bp.entrant_b, set()).add(bp.player_b)
     margins = {s.name: dt.timedelta(days=s.window_margin_days) for s in config.stages}
     windows: dict[frozenset[str], set[tuple[dt.datetime, dt.datetime]]] = {}
     for p in inputs.pairings:

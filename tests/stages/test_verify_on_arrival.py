@@ -10,6 +10,7 @@ round 1 but played two weeks before its window)."""
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import shutil
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from pipeline.model import Config
 from pipeline.stages import context, ingest, score
 
 NOT_MATCH_GAMES = {"Casual01", "Early001"}
+DEMO_END = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)  # after the small demo's final
 
 
 def ingested(folder: Path) -> Config:
@@ -83,3 +85,23 @@ def test_verdicts_on_arrival_equal_the_score_steps(tmp_path: Path) -> None:
     cfg_scratch = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, database=scratch))
     assert score.score_stage(cfg_scratch, context.read_inputs(cfg_scratch), AFTER_ROUND_2).verified == 35
     assert rows(scratch, "SELECT * FROM game_verdicts ORDER BY game_id") == on_arrival
+
+
+def test_every_game_the_small_demo_lists_is_verified_on_arrival_replacements_included(
+    small_demo_source: Path, tmp_path: Path
+) -> None:
+    """The small demo's TEAM season, whole, as of its end: a replacement (a TD's `replace` ruling,
+    TEAM-COMP-6) plays for its team though teams.csv does not list it, so its games are match
+    games too; every game linking lists was verified as it arrived and the score step has none
+    left."""
+    demo = shutil.copytree(small_demo_source, tmp_path / "demo")
+    assert "replace" in (demo / "overrides.csv").read_text(encoding="utf-8")
+    cfg = load_config(demo / "tournament.toml")
+    inputs = context.read_inputs(cfg)
+    with ingest.lichess_base_url(cfg) as base_url:
+        arrived = ingest.ingest_stage(cfg, inputs, base_url, DEMO_END)
+    report = score.score_stage(cfg, inputs, DEMO_END)
+    assert report.match_games > 1000 and report.verified == 0
+    listed = {r[0] for r in rows(cfg.paths.database, "SELECT game_id FROM scored_match_games")}
+    verdicts = {r[0] for r in rows(cfg.paths.database, "SELECT game_id FROM game_verdicts")}
+    assert listed <= verdicts and arrived.verified == len(verdicts)
