@@ -70,13 +70,6 @@ FINDING_COLUMNS = ("rule_id", "severity", "subject", "team", "detail", "evidence
 # package on PyPI is 1.5; a DuckDB 2.0 file is not readable before 2.0).
 SNAPSHOT_STORAGE_VERSION = "v1.0.0"
 
-# DuckDB checkpoints (merges its write-ahead log into the file) whenever the log passes this size;
-# at its default (16 MB) the first nightly of a season, which commits ~300 MB of games in batches
-# of 500, checkpointed after every few batches and spent as long committing as inserting
-# (docs/benchmarks.md, Quick start). The log is still written and synced at every commit, and a
-# database is checkpointed when its last connection closes, so nothing committed is at risk.
-CHECKPOINT_THRESHOLD = "1GB"
-
 log = logging.getLogger(__name__)
 
 
@@ -219,7 +212,6 @@ def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnect
             raise
     path.parent.mkdir(parents=True, exist_ok=True)
     con = duckdb.connect(str(path))
-    con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
     migrate(con)
     return con
 
