@@ -266,7 +266,7 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
     with _writing(cfg, "nightly", at) as (run, _inputs):
         run.stage("start")
         assert cfg.paths.prefect_home is not None
-        unavailable = _prefect_unavailable(cfg.paths.prefect_home)
+        unavailable = _prefect_unavailable(cfg.paths.prefect_home, cfg.lichess.replay_data)
         import flows.nightly as flows_nightly
 
         console.quiet_prefect()
@@ -300,12 +300,13 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
     _say(record.summary_line(result["run_id"], cfg.paths.database))
 
 
-def _prefect_unavailable(home: Path) -> str | None:
+def _prefect_unavailable(home: Path, replay_data: Path | None = None) -> str | None:
     """Why Prefect's server cannot serve this nightly run (None: it can), decided within seconds
     before the flow starts: the server PREFECT_API_URL names (the environment or Prefect's
     profile) does not answer /health; or, without one, Prefect's temporary server cannot use its
     home (not writable, a prefect.db that is not a healthy SQLite file) or stops while starting.
-    Leaves Prefect imported, its loggers writing through ours."""
+    While the temporary server starts (in its own process), a ``replay_data`` dataset is read for
+    the ingest stage (``replay.preload``). Leaves Prefect imported, its loggers writing through ours."""
     from pipeline.cli import console, prefect_env
 
     try:
@@ -323,9 +324,28 @@ def _prefect_unavailable(home: Path) -> str | None:
     database = prefect_env.sqlite_database(url.get_secret_value()) if url else Path(settings.home) / "prefect.db"
     problem = prefect_env.home_problem(Path(settings.home), database)
     if problem is None:
-        problem = prefect_env.start_temporary_server(console.log_file())
+        problem = prefect_env.start_temporary_server(console.log_file(), lambda: _warm_up(replay_data))
         console.quiet_prefect()
     return None if problem is None else f"Prefect's temporary server cannot start ({problem})"
+
+
+def _warm_up(replay_data: Path | None) -> None:
+    """What the run will need and Prefect's temporary server does not, started in the background
+    while that server starts in its own process (about 9 s on two cores, when this process would
+    otherwise only wait): the flow's modules and matplotlib imported, a ``replay_data`` dataset
+    read (docs/benchmarks.md, Quick start)."""
+    if replay_data is not None:
+        from pipeline.sim import replay  # only for a replayed dataset, as in stages.ingest.lichess_base_url
+
+        replay.preload(replay_data)
+
+    def imports() -> None:
+        import flows.nightly  # noqa: F401
+        from pipeline.report import charts
+
+        charts.import_matplotlib()
+
+    threading.Thread(target=imports, name="nightly-imports", daemon=True).start()
 
 
 def _prefect_server_of(e: BaseException) -> str | None:

@@ -30,7 +30,7 @@ import re
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -114,10 +114,11 @@ def _stderr_to(path: Path | None) -> Iterator[None]:
             os.close(saved)
 
 
-def start_temporary_server(output: Path | None) -> str | None:
+def start_temporary_server(output: Path | None, while_starting: Callable[[], None] | None = None) -> str | None:
     """Start Prefect's temporary server now, as the flow's first API call would, and wait until it
-    answers (None) or has failed (why). The server's stderr goes to `output` (the command's log
-    file), not the terminal. Prefect waits up to its start-up timeout and starts the server again
+    answers (None) or has failed (why); ``while_starting`` is called once the server's process is
+    being started (the caller's work that needs no server, done meanwhile). The server's stderr
+    goes to `output` (the command's log file), not the terminal. Prefect waits up to its start-up timeout and starts the server again
     each time it exits with code 3, uvicorn's exit both when its port is taken and when the app's
     start-up fails (its database cannot be opened or migrated, a full disk): here a server that
     exited while its port stayed free, or exited twice, or with another code, has failed at once,
@@ -145,6 +146,8 @@ def start_temporary_server(output: Path | None) -> str | None:
     offset = output.stat().st_size if output is not None and output.exists() else 0
     thread = threading.Thread(target=start, name="prefect-server-start", daemon=True)
     thread.start()
+    if while_starting is not None:
+        while_starting()
     seen: list[tuple[Any, int | None]] = []  # (process, its port)
     while thread.is_alive():
         thread.join(0.1)

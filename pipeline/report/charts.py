@@ -135,6 +135,14 @@ def recorded_digest(path: Path) -> str | None:
     return None
 
 
+def import_matplotlib() -> None:
+    """Import what :func:`cap_figure` uses of matplotlib (about 1 s), ahead of time: ``antichess-td
+    nightly`` does it while Prefect's temporary server starts."""
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.dates  # noqa: F401
+    import matplotlib.figure  # noqa: F401
+
+
 def cap_figure(
     username: str,
     cap: int,

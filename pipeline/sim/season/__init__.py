@@ -41,6 +41,8 @@ the data) and ``dataset`` (the files written).
 
 from __future__ import annotations
 
+import logging
+import time
 from pathlib import Path
 
 from pipeline.sim.season.acwc import play_acwc
@@ -53,6 +55,21 @@ from pipeline.sim.season.team import build_team_roster, play_team
 from pipeline.sim.season.team_cases import plant_team_cases
 
 __all__ = ["ACWC_TOML", "SWISS_ROUNDS", "TEAM_START", "TEAM_TOML", "build_season", "knockout_size"]
+
+log = logging.getLogger(__name__)
+
+
+class _PhaseClock:
+    """Logs how long each phase of the build took (``antichess-td -v demo`` shows them;
+    benchmarks/quickstart.py reads them)."""
+
+    def __init__(self) -> None:
+        self.last = time.perf_counter()
+
+    def done(self, phase: str) -> None:
+        now = time.perf_counter()
+        log.info("demo: %s in %.2f s", phase, now - self.last)
+        self.last = now
 
 
 def build_season(
@@ -67,20 +84,28 @@ def build_season(
     """Write the demo tournament under `out` (`swiss_rounds`: 7 as the preset, up to teams - 1);
     returns a size summary. `dumps`: also the world as Lichess open-database dumps
     (out/lichess/dumps/, ``pipeline.sim.season.dumps``)."""
+    clock = _PhaseClock()
     s = Season(seed, teams, games, swiss_rounds)
+    clock.done("setup (players, backgrounds, the pool of played-out games)")
     play_acwc(s, acwc_players)
+    clock.done("ACWC qualification played")
     build_team_roster(s)
     plan = plant_team_cases(s)
     play_team(s, plan)
+    clock.done("TEAM season played")
     traps = check_planted_facts(s, plan, games)
+    clock.done("planted facts checked")
     players, n_games = write_lichess(s, out / "lichess")
+    clock.done("Lichess dataset written")
     write_team_files(s, out, seed, traps)
     write_acwc_files(s, out, seed)
+    clock.done("TD files written")
     written = {}
     if dumps:
         from pipeline.sim.season.dumps import write_dumps
 
         written = {f"dump_{k}": v for k, v in write_dumps(s, out / "lichess" / "dumps", seed).items()}
+        clock.done("open-database dumps written")
     return written | {
         "players": players,
         "games": n_games,
