@@ -236,33 +236,39 @@ def nightly_once(size: Size) -> None:
         con.close()
 
 
-def floor_folder(folder: Path, work: Path) -> Path:
-    """A copy of the demo's TEAM tournament (the Lichess data linked, not copied) whose nightly ran
-    the night after round 10, unthrottled; cached by the demo and the pipeline's source."""
+FLOOR_RUN = CACHE / "floor-run"  # where (c) runs: one path, or the TD files' paths would differ between nights
+
+
+def floor_folder(folder: Path) -> Path:
+    """FLOOR_RUN: a copy of the demo's TEAM tournament (the Lichess data linked, not copied) whose
+    nightly ran the night after round 10, unthrottled (cached by the demo and the pipeline's
+    source), throttled from now on. Always at the same path: the TD files' paths are part of what
+    a round's results are computed from (a tournament folder moved elsewhere is rescored whole)."""
     key = f"{folder.name}-floor-{source_hash(('pipeline', 'flows', 'sql'))}"
     cached = CACHE / key
     if not (cached / "out").exists():
-        tmp = CACHE / f"{key}.building"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
+        shutil.rmtree(FLOOR_RUN, ignore_errors=True)
+        FLOOR_RUN.mkdir(parents=True)
         for f in folder.iterdir():
             if f.is_file():
-                shutil.copy(f, tmp / f.name)
-        (tmp / "lichess").symlink_to(folder / "lichess")
+                shutil.copy(f, FLOOR_RUN / f.name)
+        (FLOOR_RUN / "lichess").symlink_to(folder / "lichess")
         t0 = time.perf_counter()
-        nightly_cli(tmp, NIGHT_10, env=None)
-        tmp.rename(cached)
+        nightly_cli(FLOOR_RUN, NIGHT_10, env=None)
+        shutil.rmtree(CACHE / f"{key}.building", ignore_errors=True)
+        shutil.copytree(FLOOR_RUN, CACHE / f"{key}.building", symlinks=True)
+        (CACHE / f"{key}.building").rename(cached)
         print(
             f"  floor: the nightly of {NIGHT_10:%Y-%m-%d %H:%M} UTC ran (unthrottled) in {time.perf_counter() - t0:.1f} s"
         )
-    dest = work / key
-    shutil.copytree(cached, dest, symlinks=True)
-    toml = dest / "tournament.toml"
+    shutil.rmtree(FLOOR_RUN, ignore_errors=True)
+    shutil.copytree(cached, FLOOR_RUN, symlinks=True)
+    toml = FLOOR_RUN / "tournament.toml"
     text = toml.read_text(encoding="utf-8")
     throttled = re.sub(r"(?m)^replay_games_per_s = 0\b.*$", f"replay_games_per_s = {THROTTLE:g}", text, count=1)
     assert throttled != text, "the demo's tournament.toml has no 'replay_games_per_s = 0' line"
     toml.write_text(throttled, encoding="utf-8")
-    return dest
+    return FLOOR_RUN
 
 
 def nightly_cli(folder: Path, now: dt.datetime, env: dict[str, str] | None) -> tuple[float, str]:
@@ -304,12 +310,12 @@ class Floor:
         return self.wall / self.floor
 
 
-def floor_run(folder: Path, work: Path) -> Floor:
+def floor_run(folder: Path) -> Floor:
     """(c): the whole nightly of the night after round 11, throttled, with a Prefect server running."""
     from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    dest = floor_folder(folder, work)
+    dest = floor_folder(folder)
     with (
         prefect_test_harness(server_startup_timeout=120),
         temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}),
@@ -367,7 +373,7 @@ def main() -> None:
         if not args.no_floor:
             biggest = max(sizes_wanted)
             print(f"{biggest} teams: a whole nightly against the throttled replay server ({THROTTLE:g} games/s)")
-            floor = floor_run(demo(biggest, args.history_games, args.acwc_players, args.seed), work)
+            floor = floor_run(demo(biggest, args.history_games, args.acwc_players, args.seed))
             print(
                 f"floor: {floor.games:,} games / {THROTTLE:g} games/s = {floor.floor:.1f} s; the whole nightly took "
                 f"{floor.wall:.1f} s: x{floor.ratio:.3f}"
