@@ -208,10 +208,17 @@ def test_default_size_is_the_one_docs_demo_md_describes() -> None:
     `suite_demo`, has the default seed and teams but 1000 history games and 8 ACWC players)."""
     from pipeline.cli import app
 
-    want = {"seed": 2026, "teams": 12, "games": (1000, 5000), "acwc_players": 40, "swiss_rounds": 7}
+    want = {"seed": 2026, "teams": 12, "games": (1000, 5000), "acwc_players": 40, "swiss_rounds": 7, "dumps": False}
     assert {k: v.default for k, v in inspect.signature(build_season).parameters.items() if k != "out"} == want
     cli = {k: v.default for k, v in inspect.signature(app.demo).parameters.items() if k != "out"}
-    assert cli == {"seed": 2026, "teams": 12, "history_games": "1000-5000", "acwc_players": 40, "swiss_rounds": 7}
+    assert cli == {
+        "seed": 2026,
+        "teams": 12,
+        "history_games": "1000-5000",
+        "acwc_players": 40,
+        "swiss_rounds": 7,
+        "dumps": False,
+    }
     doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "demo.md").read_text(encoding="utf-8").split())
     assert "the TEAM season: 12 teams of 4 (two with a 5th member), 7 Swiss rounds" in doc
     assert "the ACWC 2021 qualification: 40 players" in doc
