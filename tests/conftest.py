@@ -54,6 +54,7 @@ DEMO_READERS = frozenset(
         "tests/domain/test_rd.py::test_team_cap_5_error_bounds_on_the_suite_demo",
         "tests/domain/test_rd.py::test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table",
         "tests/domain/test_rd.py::test_nightly_estimates_resume_and_equal_one_run_over_all_games",
+        "tests/domain/test_rd.py::test_the_audit_rates_only_the_games_an_audit_reads_and_finds_what_rating_every_game_finds",
         "tests/sim/test_demo_seeds.py::test_planted_facts_hold_for_the_suite_demo",
         "tests/sim/test_demo_seeds.py::test_team_comp_6_note_states_the_audited_ratings_in_the_suite_demo",
         "tests/stages/test_audits_demo.py::test_every_planted_audit_violation_is_found",
@@ -62,6 +63,7 @@ DEMO_READERS = frozenset(
         "tests/stages/test_audits_demo.py::test_the_seed_tiebreak_reads_the_seeding_view_not_players_csv",
         "tests/stages/test_audits_demo.py::test_each_audit_file_runs_verbatim_on_the_published_file",
         "tests/stages/test_audits_demo.py::test_the_duckdb_cli_runs_each_audit_file_on_the_published_snapshot",
+        "tests/stages/test_audits_demo.py::test_the_audit_stage_evaluates_only_its_kinds_audits_and_finds_every_row_of_the_view",
         "tests/stages/test_knockout.py::test_team_fmt_1_the_demo_twelve_teams_need_no_rounds_in_the_config",
         "tests/test_docs.py::test_sql_example_returns_rows_on_the_demo",
     }
@@ -74,6 +76,8 @@ FIRST_UNITS = (
     "tests/sim/test_soak.py",  # eight nightly processes on the small demo: about 2 min on a quiet machine
     "tests/sim/test_replay_nights.py",
     "tests/report/test_site.py",  # builds the small demo's sites, then crawls them in Chromium: about 5 min
+    "tests/lichess/test_dump.py",  # a season backfilled from the small demo's dumps against the API alone: 4-6 min
+    "tests/sim/test_season.py",  # a 64-team, 11-round season built and checked: about 80 s
     "tests/lichess/test_faults.py",
     "tests/store/test_machine_faults.py",
     "tests/cli/test_run_output.py",
