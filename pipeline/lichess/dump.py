@@ -6,8 +6,8 @@ adapter for that format, as ``client`` is for the API:
 
 * :func:`dump_file` checks a file's name and its zstd magic number (a bad one is an InputError);
 * :func:`scan_dump` streams the decompressed bytes and picks the games of the registered players
-  by their ``[White "..."]`` / ``[Black "..."]`` headers (a regular expression over 4 MB chunks:
-  the games of everyone else are counted and never decoded);
+  by their ``[White "..."]`` / ``[Black "..."]`` headers (``bytes.find`` over 4 MB chunks: the
+  games of everyone else are counted and never decoded);
 * :func:`parse_dump_game` types one of those games into the same :class:`GameRow` the API's JSON
   gives (:func:`read_dump_game` reads the PGN: its headers, each move against python-chess's SAN
   grammar, the ``[%clk]`` comments; a record with errors is rejected with them);
