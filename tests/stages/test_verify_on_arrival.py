@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import duckdb
+import polars as pl
 from skeleton_kit import AFTER_ROUND_2, copy_skeleton
 
 from pipeline.domain import verify
@@ -34,12 +35,16 @@ def ingested(folder: Path) -> Config:
     return cfg
 
 
-def rows(db: Path, sql: str) -> list[tuple]:
+def frame(db: Path, sql: str) -> pl.DataFrame:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return con.sql(sql).fetchall()
+        return con.sql(sql).pl()
     finally:
         con.close()
+
+
+def rows(db: Path, sql: str) -> list[tuple]:
+    return frame(db, sql).rows()
 
 
 def test_match_games_are_verified_as_they_arrive_and_the_score_step_verifies_none(tmp_path: Path) -> None:
@@ -59,14 +64,11 @@ def test_verdicts_on_arrival_equal_the_score_steps(tmp_path: Path) -> None:
     """The same verdict, detail and time as the score step gives the stored rows."""
     cfg = ingested(copy_skeleton(tmp_path))
     on_arrival = rows(cfg.paths.database, "SELECT * FROM game_verdicts ORDER BY game_id")
-    con = duckdb.connect(str(cfg.paths.database), read_only=True)
-    try:
-        stored = con.sql(
-            "SELECT game_id, white_name, black_name, variant, clock_initial_s, clock_increment_s, status, winner, "
-            "created_at, moves, pgn FROM lichess_games ORDER BY game_id"
-        ).pl()
-    finally:
-        con.close()
+    stored = frame(
+        cfg.paths.database,
+        "SELECT game_id, white_name, black_name, variant, clock_initial_s, clock_increment_s, status, winner, "
+        "created_at, moves, pgn FROM lichess_games ORDER BY game_id",
+    )
     by_score_step = [
         (v.game_id, v.verdict, v.detail)
         for v in (verify.verify_game(g) for g in stored.iter_rows(named=True))
