@@ -64,6 +64,8 @@ from pipeline.lichess.client import (
     to_ms,
 )
 from pipeline.store import gateway
+from pipeline.store import writer as background
+from pipeline.store.writer import BackgroundWriter
 
 log = logging.getLogger(__name__)
 
@@ -281,16 +283,21 @@ def load_rating_history(
     perfs: list[dict[str, Any]],
     fetched_at: dt.datetime,
     report: IngestReport,
+    writer: BackgroundWriter | None = None,
 ) -> str:
-    """Store a history with its cursor in one transaction; returns the player's history status."""
+    """Store a history with its cursor in one transaction (on `writer` when given: the status and
+    the counts are known before it runs); returns the player's history status."""
     uid = user.user_id
     try:
         points = parse_rating_history(uid, perfs)
     except ValueError as e:
-        with gateway.transaction(con):
-            gateway.upsert(
-                con, "rejected_records", [_reject("rating_history", json.dumps(perfs), uid, str(e), fetched_at)]
-            )
+        bad = [_reject("rating_history", json.dumps(perfs), uid, str(e), fetched_at)]
+
+        def write_rejected(con: duckdb.DuckDBPyConnection) -> None:
+            with gateway.transaction(con):
+                gateway.upsert(con, "rejected_records", bad)
+
+        background.run(writer, con, write_rejected)
         report.rejected += 1
         return "rejected"
     if not points and user.antichess_games > 0:
@@ -300,16 +307,16 @@ def load_rating_history(
             f"{user.antichess_games} rated antichess games — is the Lichess token set?"
         )
         return "empty"
-    with gateway.transaction(con):
-        gateway.upsert(
-            con, "raw_rating_histories", [{"user_id": uid, "payload": json.dumps(perfs), "fetched_at": fetched_at}]
-        )
-        gateway.upsert(con, "lichess_rating_points", points)
-        gateway.upsert(
-            con,
-            "ingest_cursors",
-            [_cursor_row(uid, "rating_history", None, user.antichess_games, user.antichess_rating, fetched_at)],
-        )
+    raw = [{"user_id": uid, "payload": json.dumps(perfs), "fetched_at": fetched_at}]
+    cursor = [_cursor_row(uid, "rating_history", None, user.antichess_games, user.antichess_rating, fetched_at)]
+
+    def write(con: duckdb.DuckDBPyConnection) -> None:
+        with gateway.transaction(con):
+            gateway.upsert(con, "raw_rating_histories", raw)
+            gateway.upsert(con, "lichess_rating_points", points)
+            gateway.upsert(con, "ingest_cursors", cursor)
+
+    background.run(writer, con, write)
     report.histories_loaded += 1
     report.rating_points_loaded += len(points)
     return "fetched"
@@ -334,8 +341,10 @@ class _GameSink:
         endpoint: str,
         synced_games: int | None,
         progress: Progress | None = None,
+        writer: BackgroundWriter | None = None,
     ) -> None:
         self.con = con
+        self.writer = writer  # commits run there when given (pipeline/store/writer.py)
         self.lock = lock
         self.user_id = user_id
         self.cursor_ms = cursor_ms  # committed: the next request's since
@@ -444,46 +453,47 @@ class _GameSink:
         self.commit(self.cursor_ms if self.last_created is None else self._cap(self.last_created), complete=False)
 
     def commit(self, cursor_ms: int | None, complete: bool) -> None:
+        """Store the pending games, flags, rejects and match-game verdicts with the cursor in one
+        transaction: here, or queued on the writer (the stream goes on meanwhile)."""
         batch = {row.game_id: (line, row) for line, row in self.pending}  # last copy of a repeated id wins
-        with self.lock:
-            stored = set()
-            if batch:
-                stored = set(gateway.query(self.con, "queries/stored_game_ids", [list(batch)])["game_id"].to_list())
-            verdicts = self._verify({gid: row for gid, (_, row) in batch.items() if gid in self.candidates})
-            with gateway.transaction(self.con):
-                gateway.upsert(
-                    self.con,
-                    "raw_games",
-                    [
-                        {"game_id": gid, "payload": line, "fetched_at": self.fetched_at, "source": "api"}
-                        for gid, (line, _) in batch.items()
-                    ],
-                )
-                gateway.upsert(self.con, "lichess_games", [row.__dict__ for _, row in batch.values()])
-                gateway.upsert(
-                    self.con,
-                    "game_flags",
-                    [
-                        {"game_id": gid, "reason": self.flags[gid], "flagged_at": self.fetched_at}
-                        for gid in batch
-                        if self.flags.get(gid) is not None
-                    ],
-                )
-                gateway.upsert(self.con, "rejected_records", self.rejected)
-                gateway.upsert(
-                    self.con, "game_verdicts", [{**v.__dict__, "verified_at": self.fetched_at} for v in verdicts]
-                )
-                gateway.upsert(
-                    self.con,
-                    "ingest_cursors",
-                    [_cursor_row(self.user_id, self.endpoint, cursor_ms, self.synced_games, None, self.fetched_at)],
-                )
-            self.report.verified += len(verdicts)
-            self.report.mismatches += sum(v.disagrees for v in verdicts)
+        candidates = {gid: row for gid, (_, row) in batch.items() if gid in self.candidates}
+        flags = [
+            {"game_id": gid, "reason": self.flags[gid], "flagged_at": self.fetched_at}
+            for gid in batch
+            if self.flags.get(gid) is not None
+        ]
+        rejected, arrived = self.rejected, len(self.pending)
+        cursor = [_cursor_row(self.user_id, self.endpoint, cursor_ms, self.synced_games, None, self.fetched_at)]
+        fetched_at, player, report, lock = self.fetched_at, self.player, self.report, self.lock
+
+        def write(con: duckdb.DuckDBPyConnection) -> None:
+            with lock:
+                stored = set()
+                if batch:
+                    stored = set(gateway.query(con, "queries/stored_game_ids", [list(batch)])["game_id"].to_list())
+                verdicts = _verify(con, candidates)
+                with gateway.transaction(con):
+                    gateway.upsert(
+                        con,
+                        "raw_games",
+                        [
+                            {"game_id": gid, "payload": line, "fetched_at": fetched_at, "source": "api"}
+                            for gid, (line, _) in batch.items()
+                        ],
+                    )
+                    gateway.upsert(con, "lichess_games", [row.__dict__ for _, row in batch.values()])
+                    gateway.upsert(con, "game_flags", flags)
+                    gateway.upsert(con, "rejected_records", rejected)
+                    gateway.upsert(con, "game_verdicts", [{**v.__dict__, "verified_at": fetched_at} for v in verdicts])
+                    gateway.upsert(con, "ingest_cursors", cursor)
+                report.verified += len(verdicts)
+                report.mismatches += sum(v.disagrees for v in verdicts)
+                new = len(set(batch) - stored)
+                player.games_new += new
+                player.games_already_stored += arrived - new
+
+        background.run(self.writer, self.con, write)
         self.cursor_ms = cursor_ms
-        new = len(set(batch) - stored)
-        self.player.games_new += new
-        self.player.games_already_stored += len(self.pending) - new
         self.report.game_ids.update(batch)
         self.pending = []
         self.flags = {}
@@ -491,13 +501,14 @@ class _GameSink:
         self.rejected = []
         self.last_created = None if complete else self.last_created
 
-    def _verify(self, candidates: dict[str, GameRow]) -> list[verify.Verdict]:
-        """The verdicts of the match-game candidates that have none stored yet (each game is
-        verified once: a game between two registered players arrives in both their streams)."""
-        if not candidates:
-            return []
-        have = set(gateway.query(self.con, "queries/verified_game_ids", [list(candidates)])["game_id"].to_list())
-        return [verify.verify_game(row.__dict__) for gid, row in candidates.items() if gid not in have]
+
+def _verify(con: duckdb.DuckDBPyConnection, candidates: dict[str, GameRow]) -> list[verify.Verdict]:
+    """The verdicts of the match-game candidates that have none stored yet (each game is verified
+    once: a game between two registered players arrives in both their streams)."""
+    if not candidates:
+        return []
+    have = set(gateway.query(con, "queries/verified_game_ids", [list(candidates)])["game_id"].to_list())
+    return [verify.verify_game(row.__dict__) for gid, row in candidates.items() if gid not in have]
 
 
 def sync_games(
@@ -516,8 +527,10 @@ def sync_games(
     max_resumes: int = 10,
     sleep: Callable[[float], None] | None = None,
     progress: Progress | None = None,
+    writer: BackgroundWriter | None = None,
 ) -> None:
-    """Stream a player's games from ``since_ms`` into the database, resuming after cuts."""
+    """Stream a player's games from ``since_ms`` into the database, resuming after cuts (each
+    commit on `writer` when given, while the stream goes on)."""
     stats = stats_of(client)
     sink = _GameSink(
         con,
@@ -531,6 +544,7 @@ def sync_games(
         endpoint="games" if vs is None else f"vs:{vs}",
         synced_games=synced_games,
         progress=progress,
+        writer=writer,
     )
     stalled = 0
     while True:
@@ -590,11 +604,13 @@ def ingest(
     for uid in report.users_missing:
         report.warnings.append(f"player {uid!r} was not found on Lichess (misspelt, or the account does not exist)")
         report.players[uid] = PlayerReport(uid, history="missing", games="missing")
-    streams = _sync_histories(con, client, ids, known, cursors, since, now, report)
-    if progress is not None:
-        progress.planned(len(streams))
-    _stream_games(con, lock, client, streams, scope, now, report, concurrency, progress)
-    _sync_watched_boards(con, lock, client, report, watch, scope, now, cursors)
+    # from here every write is a unit on the background writer, while the next request downloads
+    with BackgroundWriter(con) as writer:
+        streams = _sync_histories(con, client, ids, known, cursors, since, now, report, writer)
+        if progress is not None:
+            progress.planned(len(streams))
+        _stream_games(con, lock, client, streams, scope, now, report, concurrency, progress, writer)
+        _sync_watched_boards(con, lock, client, report, watch, scope, now, cursors, writer)
 
     for uid in ids:
         p = report.players.get(uid)
@@ -618,6 +634,7 @@ def _sync_histories(
     since: dt.datetime | None,
     now: dt.datetime,
     report: IngestReport,
+    writer: BackgroundWriter | None = None,
 ) -> list[Stream]:
     """Each found player's rating history, fetched unless its cursor says the profile's antichess
     games and rating have not moved; returns the game streams to run (those whose game count moved)."""
@@ -643,7 +660,7 @@ def _sync_histories(
             report.histories_unchanged += 1
         else:
             before = stats.requests
-            player.history = load_rating_history(con, user, fetch_rating_history(client, uid), now, report)
+            player.history = load_rating_history(con, user, fetch_rating_history(client, uid), now, report, writer)
             player.requests += stats.requests - before
         gc = cursors.get((uid, "games"))
         if gc is not None and gc["synced_games"] == user.antichess_games:
@@ -669,14 +686,15 @@ def _stream_games(
     report: IngestReport,
     concurrency: int,
     progress: Progress | None,
+    writer: BackgroundWriter | None = None,
 ) -> None:
     """Run the game streams, two at a time at most when ``concurrency`` allows (each on its own
-    cursor; writes hold ``lock``)."""
+    cursor, writes holding ``lock``; with `writer`, every write is on its connection)."""
 
     def run_stream(item: Stream) -> None:
         user, since_ms, synced = item
         player = report.players[user.user_id]
-        worker = con.cursor() if concurrency > 1 else con
+        worker = con.cursor() if concurrency > 1 and writer is None else con
         try:
             sync_games(
                 worker,
@@ -691,6 +709,7 @@ def _stream_games(
                 synced,
                 final_count=user.antichess_games,
                 progress=progress,
+                writer=writer,
             )
         finally:
             if worker is not con:
@@ -716,6 +735,7 @@ def _sync_watched_boards(
     scope: Scope,
     now: dt.datetime,
     cursors: dict[tuple[str, str], dict[str, Any]],
+    writer: BackgroundWriter | None = None,
 ) -> None:
     """Casual games between paired players do not change the profiles' rated-game counts: one
     ``vs`` request per board of an open window whose two players were both skipped."""
@@ -745,6 +765,7 @@ def _sync_watched_boards(
             None,
             final_count=None,
             vs=board.player_b,
+            writer=writer,
         )
         a.vs_requests += stats.requests - before
 
