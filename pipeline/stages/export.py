@@ -99,20 +99,20 @@ def write_cap_charts(config: Config, con: Any) -> list[Path]:
     events: dict[str, list[dict[str, Any]]] = {}
     for e in gateway.query(con, "queries/cap_chart_points").iter_rows(named=True):
         events.setdefault(e["user_id"], []).append(e)
-    written = []
+    wanted = []
     for p in players:
         evs = events.get(p["user_id"], [])
-        since = p["cap_since"].astimezone(dt.UTC).date()
-        path = charts.write_cap_chart(
-            config.paths.exports / "charts" / f"cap_{p['user_id']}.png",
-            p["username"],
-            p["cap"],
-            [(e["rated_at"], e["rating"]) for e in evs],
-            [(e["rated_at"], e["rating"], e["rd_est"], e["crossing"] == "counted") for e in evs if e["crossing"]],
-            since,
+        wanted.append(
+            charts.CapChart(
+                config.paths.exports / "charts" / f"cap_{p['user_id']}.png",
+                p["username"],
+                p["cap"],
+                [(e["rated_at"], e["rating"]) for e in evs],
+                [(e["rated_at"], e["rating"], e["rd_est"], e["crossing"] == "counted") for e in evs if e["crossing"]],
+                p["cap_since"].astimezone(dt.UTC).date(),
+            )
         )
-        written.append(path)
-    return written
+    return charts.write_cap_charts(wanted)
 
 
 def write_trf_files(config: Config, con: Any) -> list[Path]:

@@ -1,12 +1,14 @@
 """The board-4 cap charts (TEAM-CAP-1..5) are drawn again only when what they show changed: each
 PNG records a digest of its inputs in a text chunk (pipeline/report/charts.py), and a night whose
-chart inputs are the same leaves the file as it is (drawing one costs about 0.4 s)."""
+chart inputs are the same leaves the file as it is (drawing one costs about 0.2 s). Many charts to
+redraw are shared among worker processes, which draw exactly what this process would."""
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from pipeline.report import charts
@@ -65,3 +67,30 @@ def test_a_file_without_a_digest_or_cut_short_is_drawn_again(tmp_path: Path) -> 
     path.write_bytes(b"not a png")
     assert charts.recorded_digest(path) is None
     assert charts.recorded_digest(tmp_path / "missing.png") is None
+
+
+def test_charts_drawn_by_worker_processes_are_byte_for_byte_those_drawn_here(tmp_path: Path) -> None:
+    n = charts.POOL_FROM + 1  # enough to be drawn by worker processes
+    away = [
+        charts.CapChart(tmp_path / "away" / f"c{i}.png", f"P{i}", 2200, POINTS[: 10 + i], CROSSINGS, SINCE)
+        for i in range(n)
+    ]
+    here = [charts.CapChart(tmp_path / "here" / c.path.name, *c[1:]) for c in away]
+    assert charts.write_cap_charts(away, workers=2) == [c.path for c in away]
+    assert charts.write_cap_charts(here, workers=1) == [c.path for c in here]
+    for a, h in zip(away, here, strict=True):
+        assert a.path.read_bytes() == h.path.read_bytes()
+        assert charts.recorded_digest(a.path) == charts.chart_digest(*a[1:])
+
+
+def test_a_worker_that_fails_fails_the_charts_in_one_line(tmp_path: Path) -> None:
+    wanted = [
+        charts.CapChart(tmp_path / f"c{i}.png", f"P{i}", 2200, POINTS, CROSSINGS, SINCE)
+        for i in range(charts.POOL_FROM)
+    ]
+    wanted[3].path.mkdir()  # a folder where the chart goes: it cannot be replaced
+    with pytest.raises(
+        RuntimeError, match=r"^drawing the cap charts failed in 1 worker\(s\): exit 1: IsADirectoryError: "
+    ) as e:
+        charts.write_cap_charts(wanted, workers=2)
+    assert "\n" not in str(e.value)
