@@ -28,8 +28,12 @@ matter more than seconds):
     the config asks), for the night after round 11, from a tournament folder whose nightly already
     ran the night after round 10 (unthrottled; cached). Its wall time is divided by that night's API
     floor: the games it downloaded at 30 games/s. Requests cost nothing more on 127.0.0.1 (the
-    replay server adds no latency), so the floor is the games alone. Prefect runs as a scheduled
-    TD's does: a Prefect server already running (``PREFECT_API_URL``), not a temporary one per run.
+    replay server adds no latency), so the floor is the games alone. Lichess's stand-in runs as
+    lichess.org does: ``antichess-td replay-server`` in a process of its own, up before the run
+    starts (not the in-process server of the demo's config, which would read its dataset inside
+    the timed run and serve from a thread of the run's own interpreter). Prefect runs as a
+    scheduled TD's does: a Prefect server already running (``PREFECT_API_URL``), not a temporary
+    one per run.
 
 Since match games are verified as they arrive (during ingest), the nightly's verification column
 shows what was left for the score step (games stored before, none normally). The audit step runs
@@ -310,8 +314,44 @@ class Floor:
         return self.wall / self.floor
 
 
+@contextlib.contextmanager
+def lichess_stand_in(data: Path, now: dt.datetime) -> Iterator[str]:
+    """Lichess for (c): ``antichess-td replay-server`` on `data` as of `now`, throttled to
+    THROTTLE games/s a stream, in a process of its own and answering before the run starts, as
+    lichess.org is up before a TD's nightly and serves it from another machine (the in-process
+    replay server the demo's config starts would read its dataset inside the timed run and serve
+    from a thread competing with the run for the interpreter). Yields its base URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "replay-server", "--data", str(data), "--port", "0"]
+        + ["--now", f"{now:%Y-%m-%dT%H:%M:%SZ}", "--games-per-s", f"{THROTTLE:g}"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        served = re.search(r"on (http://127\.0\.0\.1:\d+)", line)
+        if served is None:
+            raise SystemExit(f"replay-server did not start: {line!r} (exit {proc.poll()})")
+        yield served.group(1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def against(toml: Path, base_url: str) -> None:
+    """Point the tournament at `base_url` instead of its in-process replay dataset."""
+    text = toml.read_text(encoding="utf-8")
+    pointed = re.sub(r"(?m)^replay_data = .*$", f'base_url = "{base_url}"', text, count=1)
+    assert pointed != text, "the demo's tournament.toml has no 'replay_data = ' line"
+    toml.write_text(pointed, encoding="utf-8")
+
+
 def floor_run(folder: Path) -> Floor:
-    """(c): the whole nightly of the night after round 11, throttled, with a Prefect server running."""
+    """(c): the whole nightly of the night after round 11, throttled, with a Prefect server running
+    and Lichess's stand-in up (:func:`lichess_stand_in`); the token is a dummy (the replay server
+    answers rating histories to any token, as lichess.org does to a valid one)."""
     from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
@@ -319,9 +359,11 @@ def floor_run(folder: Path) -> Floor:
     with (
         prefect_test_harness(server_startup_timeout=120),
         temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}),
+        lichess_stand_in(folder / "lichess", NIGHT_11) as base_url,
     ):
+        against(dest / "tournament.toml", base_url)
         api = str(PREFECT_API_URL.value())
-        wall, out = nightly_cli(dest, NIGHT_11, env={"PREFECT_API_URL": api})
+        wall, out = nightly_cli(dest, NIGHT_11, env={"PREFECT_API_URL": api, "LICHESS_TOKEN": "bench-token"})
     fetched = re.search(r"^games: (\d+) fetched", out, re.M)
     assert fetched, out
     print(out.rstrip())
