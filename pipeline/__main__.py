@@ -2,5 +2,5 @@
 
 from pipeline.cli.app import main
 
-if __name__ == "__main__":  # not when a worker process (multiprocessing's spawn) imports this module
+if __name__ == "__main__":  # only when run as a program, not when something imports this module
     main()
