@@ -736,7 +736,10 @@ def demo(
     """Write the demo tournament: a TEAM season and an ACWC 2021 qualification with their Lichess data."""
     import time
 
+    from pipeline.cli import prefect_env
+    from pipeline.inputs.config import default_prefect_home
     from pipeline.sim.season import build_season
+    from pipeline.sim.season.dataset import TEAM_DATABASE
 
     try:
         lo, hi = (int(x) for x in history_games.split("-", 1))
@@ -752,7 +755,12 @@ def demo(
             f"{teams - 1} (one round fewer than the teams: no rematches)",
         )
     started = time.perf_counter()
+    # The TEAM season's Prefect database is created and migrated meanwhile, on the core the build
+    # leaves idle: the quick start's first nightly then skips that part of its server's start.
+    prefect_db = prefect_env.prepare_database(default_prefect_home(out / TEAM_DATABASE))
     summary = build_season(out, seed, teams, (lo, hi), acwc_players, swiss_rounds, dumps=dumps)
+    if (problem := prefect_env.database_prepared(prefect_db)) is not None:
+        _say(f"note: {problem}; the first nightly run prepares it")
     _say(
         f"wrote {out}: {summary['players']} players, {summary['games']:,} games, {summary['teams']} teams, "
         f"{summary['swiss_rounds']} Swiss rounds, {summary['acwc_players']} ACWC players, {summary['planted']} planted violations, {summary['traps']} traps "

@@ -28,14 +28,18 @@ import contextlib
 import os
 import re
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 
-def configure(home: Path) -> None:
+def environment(home: Path, base: Mapping[str, str]) -> dict[str, str]:
+    """`base` (an environment) with this module's defaults for a tournament whose Prefect home is
+    `home`; a value already in `base` wins."""
     defaults = {
         "PREFECT_HOME": str(home),
         "DO_NOT_TRACK": "1",
@@ -45,10 +49,55 @@ def configure(home: Path) -> None:
         "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
         "PREFECT_API_BLOCKS_REGISTER_ON_START": "false",
     }
-    for key, value in defaults.items():
-        os.environ.setdefault(key, value)
+    return defaults | dict(base)
+
+
+def configure(home: Path) -> None:
+    os.environ.update(environment(home, os.environ))
     # Prefect creates its home without parents; make sure the whole path exists.
     Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
+
+
+def prepare_database(home: Path) -> subprocess.Popen[bytes] | None:
+    """Create and migrate the SQLite database of Prefect's home `home` in a child process, so that
+    the first nightly's temporary server skips its migrations (about 10 s of its start on two
+    cores, docs/benchmarks.md, Quick start): ``antichess-td demo`` starts it before building the
+    world and waits for it after (:func:`database_prepared`), using the core the build leaves idle.
+    Returns the child, or None where there is nothing to prepare: ``PREFECT_API_URL`` names a
+    server (the runs use its database), or another database than a SQLite file is configured."""
+    env = environment(home, os.environ)
+    if env.get("PREFECT_API_URL") or env.get("PREFECT_API_DATABASE_CONNECTION_URL", "").split(":", 1)[0] not in (
+        "",
+        "sqlite+aiosqlite",
+    ):
+        return None
+    Path(env["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "prefect", "server", "database", "upgrade", "--yes"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def database_prepared(child: subprocess.Popen[bytes] | None, timeout_s: float = 300.0) -> str | None:
+    """Wait for :func:`prepare_database`'s child; None when it succeeded (or there was none), else
+    why not, in one line (the first nightly then migrates the database itself: nothing is lost)."""
+    if child is None:
+        return None
+    try:
+        _, err = child.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        return f"Prefect's database was not ready after {timeout_s:g} s"
+    if child.returncode == 0:
+        return None
+    lines = [line for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
+    return (
+        f"Prefect's database could not be prepared (exit {child.returncode}{': ' + lines[-1][:200] if lines else ''})"
+    )
 
 
 def isolate(prefix: str) -> None:

@@ -748,7 +748,7 @@ def _paths(file: Path, p: _Paths, kind: EventKind) -> Paths:
     if paths.work_database is None:
         paths = dataclasses.replace(paths, work_database=paths.database.with_name(f"{paths.database.stem}.work.duckdb"))
     if paths.prefect_home is None:
-        paths = dataclasses.replace(paths, prefect_home=paths.database.parent / ".prefect")
+        paths = dataclasses.replace(paths, prefect_home=default_prefect_home(paths.database))
     if paths.work_database == paths.database:
         raise _fail(
             file,
@@ -832,6 +832,11 @@ def _stage(file: Path, name: str, s: _Stage) -> Stage:
             "late_entrants": tuple((e.entrant, e.score) for e in s.late_entrants),
         }
     )
+
+
+def default_prefect_home(database: Path) -> Path:
+    """Prefect's home when paths.prefect_home is unset: a ``.prefect`` folder beside the database."""
+    return database.parent / ".prefect"
 
 
 def default_history_since(registration_at: dt.datetime | None, cap: RatingCap) -> dt.datetime:

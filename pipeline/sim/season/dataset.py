@@ -18,6 +18,8 @@ from pipeline.sim.season.calendar import SWISS_ROUNDS, knockout_start
 from pipeline.sim.season.state import Season
 from pipeline.sim.season.world import Player
 
+TEAM_DATABASE = "out/team.duckdb"  # the TEAM season's published database, relative to its tournament.toml
+
 TEAM_TOML = """\
 # The demo TEAM season (seed {seed}): {teams} teams, {swiss_rounds} Swiss rounds, knockout and final/bronze.
 # Written by `antichess-td demo`; the Lichess data in ../lichess is served by a replay server
@@ -37,7 +39,7 @@ replay_games_per_s = 0          # unthrottled (lichess.org sends ~30 games/s to 
 [paths]
 teams = "teams.csv"
 pairings = "pairings.csv"
-database = "out/team.duckdb"
+database = "{database}"
 exports = "out/exports"
 overrides = "overrides.csv"
 
@@ -163,6 +165,7 @@ def write_team_files(s: Season, out: Path, seed: int, traps: list[tuple[str, str
             knockout_start=ko_start.strftime("%Y-%m-%dT%H:%M:%SZ"),
             final_start=final_start.strftime("%Y-%m-%dT%H:%M:%SZ"),
             strongest=", ".join(f'"{n}"' for n in s.strongest),
+            database=TEAM_DATABASE,
         ),
         encoding="utf-8",
     )
