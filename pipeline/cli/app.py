@@ -716,6 +716,14 @@ def demo(
             help="Rated antichess games per player, MIN-MAX (below 1000 most players also fall short of TEAM-ELIG-2; PLANTED.csv lists only the planted cases).",
         ),
     ] = "1000-5000",
+    stored_games: Annotated[
+        str,
+        typer.Option(
+            "--stored-games",
+            help="Of an account older than the stored 2.5 years, the history games played in them, MIN-MAX "
+            "(the rest are counted on its profile only, as a real account's older games are), or 'all'.",
+        ),
+    ] = "150-300",
     acwc_players: Annotated[int, typer.Option("--acwc-players", help="Players in the ACWC 2021 qualification.")] = 40,
     swiss_rounds: Annotated[
         int,
@@ -745,6 +753,7 @@ def demo(
         lo, hi = (int(x) for x in history_games.split("-", 1))
     except ValueError:
         raise InputError("--history-games", "", f"{history_games!r}: expected MIN-MAX such as 1000-5000") from None
+    stored = _stored_games(stored_games)
     if teams < 10 or teams % 2:
         raise InputError("--teams", "", f"{teams}: expected an even number of at least 10 (TEAM-FMT-1)")
     if not 7 <= swiss_rounds < teams:
@@ -758,7 +767,7 @@ def demo(
     # The TEAM season's Prefect database is created and migrated meanwhile, on the core the build
     # leaves idle: the quick start's first nightly then skips that part of its server's start.
     prefect_db = prefect_env.prepare_database(default_prefect_home(out / TEAM_DATABASE))
-    summary = build_season(out, seed, teams, (lo, hi), acwc_players, swiss_rounds, dumps=dumps)
+    summary = build_season(out, seed, teams, (lo, hi), acwc_players, swiss_rounds, dumps=dumps, stored=stored)
     if (problem := prefect_env.database_prepared(prefect_db)) is not None:
         _say(f"note: {problem}; the first nightly run prepares it")
     _say(
@@ -772,6 +781,19 @@ def demo(
             f"{summary['dump_games']:,} rated games of the demo's world + {summary['dump_others']:,} of unregistered players"
         )
     _say(f"run: antichess-td nightly --config {out / 'tournament.toml'}  (and {out / 'acwc' / 'tournament.toml'})")
+
+
+def _stored_games(text: str) -> tuple[int, int] | None:
+    """``--stored-games``: MIN-MAX (0 < MIN <= MAX) or 'all' (None)."""
+    if text.strip().lower() == "all":
+        return None
+    try:
+        lo, hi = (int(x) for x in text.split("-", 1))
+    except ValueError:
+        lo = hi = -1
+    if not 0 < lo <= hi:
+        raise InputError("--stored-games", "", f"{text!r}: expected MIN-MAX such as 150-300 (0 < MIN <= MAX), or all")
+    return lo, hi
 
 
 @app.command()

@@ -65,3 +65,24 @@ def test_config_errors_exit_2_with_file_and_key(tmp_path: Path) -> None:
         proc.stderr.strip().splitlines()[-1]
         == "error: tournament.toml key 'tournament.boards': expected a whole number from 1 to 8, got 'four'"
     )
+
+
+@pytest.mark.parametrize("value", ["lots", "300-150", "0-10", "150"])
+def test_demo_stored_games_must_be_min_max_or_all(value: str, tmp_path: Path) -> None:
+    """`demo --stored-games` takes MIN-MAX with 0 < MIN <= MAX, or all: anything else is one
+    line naming the option and what it expects, exit 2, before anything is built."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "demo"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pipeline", "demo", "--out", str(out), "--stored-games", value],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"error: --stored-games: {value!r}: expected MIN-MAX such as 150-300 (0 < MIN <= MAX), or all"
+    ]
+    assert not out.exists()

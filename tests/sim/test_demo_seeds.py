@@ -1,8 +1,10 @@
-"""The demo's planted facts hold for every seed, not only the default one. Two worlds are audited
+"""The demo's planted facts hold for every seed, not only the default one. Three worlds are audited
 as a nightly run does (tests/demo_audit.py): the suite's demo (seed 2026, 12 teams, 1000 rated
-games per player before registration, 8 ACWC players; conftest's shared `audited` fixture, so it
-costs nothing here) and seed 12 at 10 teams (same history and ACWC field), built and audited in
-this module. In each, every PLANTED.csv row under an audit rule is found, every error finding is a
+games per player before registration, every one stored, 8 ACWC players; conftest's shared
+`audited` fixture, so it costs nothing here), seed 12 at 10 teams (same history and ACWC field,
+but an established account's games mostly counted on its profile, as in the default demo), and
+the default demo itself (what the README's quick start builds), both built and audited in this
+module. In each, every PLANTED.csv row under an audit rule is found, every error finding is a
 planted one, and no look-alike of TRAPS.csv is an error.
 
 Seed 12 is the one kept beside the shared world: its board 4 once went above its cap through the
@@ -38,7 +40,7 @@ from demo_audit import (
 )
 
 OTHER_SEED = 12
-OTHER = {"teams": 10, "games": (1000, 1000), "acwc_players": 8}
+OTHER = {"teams": 10, "games": (1000, 1000), "acwc_players": 8}  # build_season's default STORED_GAMES
 
 pytestmark = pytest.mark.slow
 
@@ -54,6 +56,13 @@ def other_world(tmp_path_factory: pytest.TempPathFactory) -> World:
     return out, build_and_audit(out, OTHER_SEED, **OTHER)
 
 
+@pytest.fixture(scope="module")
+def default_world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    """The default demo (`antichess-td demo`'s defaults), built and audited here."""
+    out = tmp_path_factory.mktemp("seeds") / "default"
+    return out, build_and_audit(out, 2026)
+
+
 def test_planted_facts_hold_for_the_suite_demo(suite_demo: Path, audited: dict[str, Path]) -> None:
     """Seed 2026 (SUITE_DEMO): see check_planted_facts."""
     check_planted_facts((suite_demo, audited))
@@ -62,6 +71,40 @@ def test_planted_facts_hold_for_the_suite_demo(suite_demo: Path, audited: dict[s
 def test_planted_facts_hold_for_another_seed(other_world: World) -> None:
     """Seed 12 (OTHER_SEED): see check_planted_facts."""
     check_planted_facts(other_world)
+
+
+def test_planted_facts_hold_for_the_default_demo(default_world: World) -> None:
+    """The README's demo: see check_planted_facts."""
+    check_planted_facts(default_world)
+
+
+@pytest.mark.parametrize("world_name", ["other_world", "default_world"])
+def test_team_elig_2_counts_profile_games_where_the_stored_ones_begin_later(
+    world_name: str, request: pytest.FixtureRequest
+) -> None:
+    """TEAM-ELIG-2 (1000 rated games before registration): an account older than the stored games
+    (lichess.history_since) is counted from its profile: perfs.antichess.games as fetched, minus
+    the stored games created from registration to the fetch. In a world where most games are
+    counted on profiles only, most clean players have far fewer than 1000 stored games before
+    registration and pass on that count alone; an audit that counted stored games only would flag
+    every one of them."""
+    _, dbs = request.getfixturevalue(world_name)
+    con = duckdb.connect(str(dbs["team"]), read_only=True)
+    try:
+        counted = con.sql(
+            "SELECT username, stored_before, all_stored, antichess_games, stored_since FROM elig_game_counts "
+            "WHERE NOT coalesce(is_closed, FALSE)"
+        ).fetchall()
+        flagged = {u for (u,) in con.sql("SELECT subject FROM audit_findings WHERE rule_id = 'TEAM-ELIG-2'").fetchall()}
+    finally:
+        con.close()
+    by_profile = [
+        name
+        for name, stored_before, all_stored, games, since in counted
+        if stored_before < 1000 and not all_stored and games - since >= 1000  # the profile's count before registration
+    ]
+    assert len(by_profile) >= 40  # 12 or 10 teams of 4-5: nearly every player rests on the profile
+    assert flagged.isdisjoint(by_profile)
 
 
 def test_team_comp_6_note_states_the_audited_ratings_in_the_suite_demo(

@@ -202,19 +202,29 @@ def test_teams_stay_within_the_outsiders_range_at_any_size() -> None:
 
 def test_default_size_is_the_one_docs_demo_md_describes() -> None:
     """build_season's defaults and `antichess-td demo`'s are the default demo docs/demo.md describes:
-    seed 2026, 12 teams of 4, 1,000-5,000 rated games per player, 40 ACWC players, 7 Swiss rounds.
+    seed 2026, 12 teams of 4, 1,000-5,000 rated games per player (150-300 of an established
+    account's in the stored years, the rest on its profile), 40 ACWC players, 7 Swiss rounds.
     Its size floor (>= 48 players, >= 20,000 games, >= 25 planted violations) is checked by .ci/run on
     the line the README's quick start prints after building it (the suite's demo, conftest's
     `suite_demo`, has the default seed and teams but 1000 history games and 8 ACWC players)."""
     from pipeline.cli import app
 
-    want = {"seed": 2026, "teams": 12, "games": (1000, 5000), "acwc_players": 40, "swiss_rounds": 7, "dumps": False}
+    want = {
+        "seed": 2026,
+        "teams": 12,
+        "games": (1000, 5000),
+        "acwc_players": 40,
+        "swiss_rounds": 7,
+        "dumps": False,
+        "stored": (150, 300),
+    }
     assert {k: v.default for k, v in inspect.signature(build_season).parameters.items() if k != "out"} == want
     cli = {k: v.default for k, v in inspect.signature(app.demo).parameters.items() if k != "out"}
     assert cli == {
         "seed": 2026,
         "teams": 12,
         "history_games": "1000-5000",
+        "stored_games": "150-300",
         "acwc_players": 40,
         "swiss_rounds": 7,
         "dumps": False,
@@ -223,3 +233,4 @@ def test_default_size_is_the_one_docs_demo_md_describes() -> None:
     assert "the TEAM season: 12 teams of 4 (two with a 5th member), 7 Swiss rounds" in doc
     assert "the ACWC 2021 qualification: 40 players" in doc
     assert "Every TEAM player has 1,000–5,000 rated antichess games before registration" in doc
+    assert "plays all but 150–300 (`--stored-games`) of its games *before* them" in doc

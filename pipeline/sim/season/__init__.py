@@ -11,8 +11,12 @@
 
 Every player has an account creation date and 1,000-5,000 rated antichess games (a TEAM player:
 before registration, 120-160 of them in the 3 months before it, then more during the season; an
-ACWC player: over about 2.5 years), rated game by game with Glicko-2 as Lichess runs it
-(``pipeline.domain.glicko``): each game's ``rating`` is the pre-game integer rating and ``ratingDiff`` the change, and the rating history is
+ACWC player: over about 2.5 years). An account older than those 2.5 years played most of them
+before: they are counted on its profile (``perfs.antichess.games``, which the eligibility audits
+read where the stored games begin after the account was created) and only 150-300
+(``STORED_GAMES``; ``stored=None``: all) are generated, plus the top-ups the rules count
+(TEAM-ELIG-3's recent games; 120-160 before the ACWC seeding date, for ACWC-ELIG-2). The
+generated games are rated game by game with Glicko-2 as Lichess runs it (``pipeline.domain.glicko``): each game's ``rating`` is the pre-game integer rating and ``ratingDiff`` the change, and the rating history is
 the rating after each UTC day's last rated game. Game moves come from a pool of legal antichess
 games played out by python-chess (``play_out``): a game the board ended is ``variantEnd`` (the
 side with no pieces or no moves wins) or a draw; a cut game is a resignation, a flag fall or an
@@ -54,9 +58,11 @@ from pipeline.sim.season.state import Season
 from pipeline.sim.season.team import build_team_roster, play_team
 from pipeline.sim.season.team_cases import plant_team_cases
 
-__all__ = ["ACWC_TOML", "SWISS_ROUNDS", "TEAM_START", "TEAM_TOML", "build_season", "knockout_size"]
+__all__ = ["ACWC_TOML", "STORED_GAMES", "SWISS_ROUNDS", "TEAM_START", "TEAM_TOML", "build_season", "knockout_size"]
 
 log = logging.getLogger(__name__)
+
+STORED_GAMES = (150, 300)  # an established account's history games in the stored years (the rest: on its profile)
 
 
 class _PhaseClock:
@@ -80,12 +86,15 @@ def build_season(
     acwc_players: int = 40,
     swiss_rounds: int = SWISS_ROUNDS,
     dumps: bool = False,
+    stored: tuple[int, int] | None = STORED_GAMES,
 ) -> dict[str, int]:
     """Write the demo tournament under `out` (`swiss_rounds`: 7 as the preset, up to teams - 1);
     returns a size summary. `dumps`: also the world as Lichess open-database dumps
-    (out/lichess/dumps/, ``pipeline.sim.season.dumps``)."""
+    (out/lichess/dumps/, ``pipeline.sim.season.dumps``). `stored`: how many of an established
+    account's `games` are played in the stored years (the rest are counted on its profile only);
+    None: all of them."""
     clock = _PhaseClock()
-    s = Season(seed, teams, games, swiss_rounds)
+    s = Season(seed, teams, games, swiss_rounds, stored)
     clock.done("setup (players, backgrounds, the pool of played-out games)")
     play_acwc(s, acwc_players)
     clock.done("ACWC qualification played")

@@ -63,7 +63,7 @@ def _acwc_players(s: Season, n_players: int) -> list[Player]:
 def _plant_acwc_cases(s: Season, players: list[Player]) -> HistoryPlan:
     """ACWC-ELIG-1 (a late account), ACWC-ELIG-2 (one session of 40-80 rated games on 2021-08-27,
     the rest from 2021-09-01; stated once counted) and ACWC-ELIG-3 (a cheat-detected game)."""
-    plan = HistoryPlan()
+    plan = HistoryPlan(counted_before=ACWC_SEEDING)
     late = players[-1]
     late.created_at = dt.datetime(2021, 4, 2, tzinfo=UTC)
     s.plant("ACWC-ELIG-1", late.name, "account created 2021-04-02, after the 2021-03-01 deadline")

@@ -24,6 +24,7 @@ def check_planted_facts(s: Season, plan: TeamPlan, games_range: tuple[int, int])
     check_board_order(s, plan)
     if games_range[0] >= 1000:
         check_clean_eligibility(s, plan)
+        check_clean_acwc_counts(s)
     return traps
 
 
@@ -125,8 +126,9 @@ def check_board_order(s: Season, plan: TeamPlan) -> None:
 
 def check_clean_eligibility(s: Season, plan: TeamPlan) -> None:
     """The demo is honest: every TEAM player not planted as a TEAM-ELIG-2/3 case has 1000 rated
-    antichess games created before registration and 100 in the 3 months before it (the
-    replacement: before the round it plays from). Raises if the generator broke that."""
+    antichess games created before registration (its prior games, counted on its profile, included)
+    and 100 in the 3 months before it (the replacement: before the round it plays from). Raises if
+    the generator broke that."""
     planted = {(rule, subject) for rule, subject, _ in s.planted}
     planted |= {(rule, p.name) for rule, p in plan.count_before_registration + plan.count_recent}
     created: dict[str, list[int]] = {}
@@ -140,7 +142,7 @@ def check_clean_eligibility(s: Season, plan: TeamPlan) -> None:
             continue
         reg = plan.registered[p.id]
         times = created.get(p.id, [])
-        total = sum(t < ms(reg) for t in times)
+        total = p.prior + sum(t < ms(reg) for t in times)
         recent = sum(ms(months_before(reg, 3)) <= t < ms(reg) for t in times)
         if total < 1000 and ("TEAM-ELIG-2", p.name) not in planted:
             raise RuntimeError(
@@ -150,4 +152,26 @@ def check_clean_eligibility(s: Season, plan: TeamPlan) -> None:
             raise RuntimeError(
                 f"demo generator: {p.name} has {recent} rated games in the 3 months before registration "
                 "(TEAM-ELIG-3: 100)"
+            )
+
+
+def check_clean_acwc_counts(s: Season) -> None:
+    """The demo is honest about ACWC-ELIG-2: every ACWC player but the planted one (and the closed
+    or late accounts other rules catch) has 100 rated antichess games stored in the 24 months
+    before the seeding date, so no audit rests on a profile count it cannot check (the 2026-12-01
+    resolution makes a stored count the profile contradicts a warning). Raises if not."""
+    lo, hi = ms(months_before(ACWC_SEEDING, 24)), ms(ACWC_SEEDING)
+    stored: dict[str, int] = {}
+    for g in s.world.games:
+        if lo <= g["createdAt"] < hi:
+            for side in g["players"].values():
+                if "ratingDiff" in side:
+                    stored[side["user"]["id"]] = stored.get(side["user"]["id"], 0) + 1
+    for p in s.acwc:
+        if p is s.acwc_few or p.disabled or ms(p.created_at) >= lo:
+            continue
+        if (n := stored.get(p.id, 0)) < 100:
+            raise RuntimeError(
+                f"demo generator: {p.name} has {n} rated games stored in the 24 months before "
+                f"{ACWC_SEEDING:%Y-%m-%d} (ACWC-ELIG-2: 100)"
             )

@@ -50,7 +50,9 @@ SYLLABLES = [
 class HistoryPlan:
     """Where a player's background games differ from the default, by player id: a later `start`,
     a planted number of games, quiet periods, no recent top-up, a registration time (the TEAM
-    season); and planted `sessions` (a count in a row) and `cheats` (a game with status cheat)."""
+    season); and planted `sessions` (a count in a row) and `cheats` (a game with status cheat).
+    `counted_before`: the date an individual event counts rated games before (ACWC-ELIG-2), for
+    players without a registration time."""
 
     start: dict[str, dt.datetime] = field(default_factory=dict)
     n_games: dict[str, int] = field(default_factory=dict)
@@ -59,6 +61,7 @@ class HistoryPlan:
     registered: dict[str, dt.datetime] = field(default_factory=dict)
     sessions: list[tuple[Player, dt.datetime, int]] = field(default_factory=list)
     cheats: list[tuple[Player, dt.datetime]] = field(default_factory=list)
+    counted_before: dt.datetime | None = None
 
     def add_quiet(self, p: Player, start: dt.datetime, end: dt.datetime) -> None:
         self.quiet.setdefault(p.id, []).append((start, end))
@@ -196,6 +199,7 @@ def play_histories(
     plan: HistoryPlan,
     n_games: Callable[[], int],
     recent_topup: bool,
+    stored: tuple[int, int] | None = None,
 ) -> None:
     """Each player's background games. A player with a registration time (the TEAM season) plays
     its `n` games before it (with a margin for casual games and sessions cut short by quiet
@@ -203,16 +207,30 @@ def play_histories(
     the 3 months before it (TEAM-ELIG-3's 100, when `recent_topup` and unless planted:
     `no_topup`), and games at the same pace after it; the others (ACWC) play `n` games up to
     `end`. With fewer history games (below 1000, for quick tests) there is no recent top-up and
-    players fall short of TEAM-ELIG-2/3 as they will. Then the planted sessions and cheats."""
+    players fall short of TEAM-ELIG-2/3 as they will. Then the planted sessions and cheats.
+
+    `stored` (MIN, MAX): an account older than the stored years (`SPAN` before `end`) without a
+    planted start or count played most of its `n` games before them: it starts the stored years
+    established (its strength, RD 60) with `n` minus MIN-MAX games counted on its profile
+    (:func:`_prior_games`), and plays the MIN-MAX in the stored years as above (plus the top-ups;
+    an ACWC player also 120-160 in the 3 months before `plan.counted_before`, so that ACWC-ELIG-2
+    rests on stored games). None: every game is generated."""
     for p in players:
         start = max(p.created_at + DAY, end - SPAN)
         start = plan.start.get(p.id, start)
         planted_n = plan.n_games.get(p.id)
         n = planted_n or n_games()
+        established = False
+        if stored is not None and not planted_n and p.id not in plan.start and start == end - SPAN:
+            n, established = _prior_games(world, p, n, start, stored), True
         quiet = plan.quiet.get(p.id, [])
         reg = plan.registered.get(p.id)
         if reg is None:
             background(world, p, n, start, end, outsiders, quiet)
+            if established and plan.counted_before is not None:
+                topup = world.rng.randint(120, 160)
+                cut = plan.counted_before
+                background(world, p, topup, cut - dt.timedelta(days=88), cut - DAY, outsiders, quiet)
             continue
         before = n if planted_n else int(n * 1.1) + 20 + 25 * len(quiet)
         background(world, p, before, start, reg, outsiders, quiet)
@@ -231,3 +249,14 @@ def play_histories(
             world.add(day, p, opp, FORCED_CLOCK, status="cheat", winner="black")
         else:
             world.add(day, opp, p, FORCED_CLOCK, status="cheat", winner="white")
+
+
+def _prior_games(world: SeasonWorld, p: Player, n: int, start: dt.datetime, stored: tuple[int, int]) -> int:
+    """Make `p` an account that played all but MIN-MAX (`stored`) of its `n` games before `start`:
+    those are counted on its profile (``Player.prior``: the profile's ``perfs.antichess.games``
+    includes them) and never generated, and it starts `start` established at its strength (RD 60,
+    as years of play leave it). Returns the number of games left to generate."""
+    keep = min(n, world.rng.randint(*stored))
+    p.prior = p.games = n - keep
+    p.rating = glicko.Rating(p.strength, 60.0, 0.06, start)
+    return keep

@@ -27,7 +27,14 @@ class Season:
     # set as the ACWC qualification is played (acwc)
     acwc_few: Player  # ACWC-ELIG-2's planted player
 
-    def __init__(self, seed: int, teams: int, games_range: tuple[int, int], swiss_rounds: int = SWISS_ROUNDS) -> None:
+    def __init__(
+        self,
+        seed: int,
+        teams: int,
+        games_range: tuple[int, int],
+        swiss_rounds: int = SWISS_ROUNDS,
+        stored: tuple[int, int] | None = None,
+    ) -> None:
         if not SWISS_ROUNDS <= swiss_rounds < teams:
             raise ValueError(
                 f"{swiss_rounds} Swiss rounds for {teams} teams: expected {SWISS_ROUNDS} (the planted cases "
@@ -39,6 +46,7 @@ class Season:
         self.rng = self.world.rng
         self.n_teams = teams
         self.games_range = games_range
+        self.stored = stored  # MIN-MAX history games generated per established account (None: all of them)
         self.taken: set[str] = set()
         self.planted: list[tuple[str, str, str]] = []
         self.roster: dict[str, list[Player]] = {}
@@ -67,7 +75,9 @@ class Season:
     def play_histories(
         self, players: list[Player], end: dt.datetime, outsiders: list[Player], plan: HistoryPlan
     ) -> None:
-        play_histories(self.world, players, end, outsiders, plan, self.n_games, self.games_range[0] >= 1000)
+        play_histories(
+            self.world, players, end, outsiders, plan, self.n_games, self.games_range[0] >= 1000, self.stored
+        )
 
     def team_members(self) -> list[Player]:
         return [p for ms_ in self.roster.values() for p in ms_]

@@ -28,7 +28,8 @@ class Player:
     title: str | None = None  # a Lichess title (BOT)
     disabled: bool = False
     tos_violation: bool = False
-    games: int = 0
+    games: int = 0  # rated antichess games played: `prior` ones plus those in `games` (the profile's count)
+    prior: int = 0  # rated games played before the stored years: counted on the profile, never generated
     history: dict[dt.date, int] = field(default_factory=dict)
     rated: list[tuple[dt.datetime, int]] = field(default_factory=list)  # (last move, rating after) of each rated game
     cap: int | None = None  # keep the per-game rating at or below this, except in planted sessions
