@@ -210,7 +210,7 @@ def play_histories(
     players fall short of TEAM-ELIG-2/3 as they will. Then the planted sessions and cheats.
 
     `stored` (MIN, MAX): an account older than the stored years (`SPAN` before `end`) without a
-    planted start or count played most of its `n` games before them: it starts the stored years
+    planted start or count, and with more than MAX games, played most of its `n` games before them: it starts the stored years
     established (its strength, RD 60) with `n` minus MIN-MAX games counted on its profile
     (:func:`_prior_games`), and plays the MIN-MAX in the stored years as above (plus the top-ups;
     an ACWC player also 120-160 in the 3 months before `plan.counted_before`, so that ACWC-ELIG-2
@@ -221,7 +221,7 @@ def play_histories(
         planted_n = plan.n_games.get(p.id)
         n = planted_n or n_games()
         established = False
-        if stored is not None and not planted_n and p.id not in plan.start and start == end - SPAN:
+        if stored is not None and n > stored[1] and not planted_n and p.id not in plan.start and start == end - SPAN:
             n, established = _prior_games(world, p, n, start, stored), True
         quiet = plan.quiet.get(p.id, [])
         reg = plan.registered.get(p.id)
