@@ -1,8 +1,9 @@
 """What the machine can refuse a run: a damaged database file, a full disk, a folder it may not write.
 
 * :func:`damage` says why a DuckDB file cannot be trusted (or None): it does not open, it is shorter
-  than its own header says (a cut-short copy, a full disk or a failing volume), or a table's
-  metadata does not read. It costs one open and reads no table data.
+  than its own header says by more than its free blocks at the end (a cut-short copy, a full disk
+  or a failing volume), or a table's metadata does not read. It costs one open and reads no table
+  data.
 * :func:`move_aside` keeps a damaged file (and its WAL) as ``<name>.corrupt-<UTC time>``: never
   deleted, so a TD can hand it to someone who can look inside.
 * :func:`preflight` refuses a run before anything slow starts when a folder it writes is not
@@ -45,10 +46,12 @@ def damage(path: Path) -> str | None:
             raise
         return _first_line(e)
     try:
-        block_size, blocks = con.execute("SELECT block_size, total_blocks FROM pragma_database_size()").fetchall()[0]
+        block_size, blocks, free = con.execute(
+            "SELECT block_size, total_blocks, free_blocks FROM pragma_database_size()"
+        ).fetchall()[0]
         expected = HEADER_BYTES + block_size * blocks
         size = path.stat().st_size
-        if size < expected:
+        if size < expected and not _free_tail(size, expected, block_size, free):
             return f"{size:,} bytes where its header counts {expected:,}: the file was cut short"
         tables = con.execute(
             "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = current_database()"
@@ -60,6 +63,17 @@ def damage(path: Path) -> str | None:
     finally:
         con.close()
     return None
+
+
+def _free_tail(size: int, expected: int, block_size: int, free_blocks: int) -> bool:
+    """Whether a file of ``size`` bytes, shorter than the ``expected`` its header counts, only lacks
+    free blocks: it ends on a block boundary and misses no more blocks than are free. A checkpoint
+    writes the header's block count before it truncates the free blocks at the end of the file, so
+    a whole database ends there until its next checkpoint; calling it damaged would start the run
+    from an empty database. (A copy cut at a block boundary by chance, missing no more blocks than
+    are free, passes here; reading a block it lacks fails later, as damage.)"""
+    whole_blocks = (size - HEADER_BYTES) % block_size == 0
+    return size >= HEADER_BYTES and whole_blocks and (expected - size) // block_size <= free_blocks
 
 
 def _first_line(e: BaseException) -> str:
