@@ -69,6 +69,11 @@ FINDING_COLUMNS = ("rule_id", "severity", "subject", "team", "detail", "evidence
 # The published snapshot's storage format: readable by every DuckDB since 1.0 (the `duckdb-cli`
 # package on PyPI is 1.5; a DuckDB 2.0 file is not readable before 2.0).
 SNAPSHOT_STORAGE_VERSION = "v1.0.0"
+# Every read-write open of a working database: a new file is created in the snapshot's storage
+# format, so that publishing can copy its bytes. DuckDB reads the option only when it creates a
+# file: an existing one (a working database an older install created in a newer format) keeps its
+# own, and publishing rewrites that one (`copy_database`).
+WRITE_CONFIG: dict[str, Any] = {"storage_compatibility_version": SNAPSHOT_STORAGE_VERSION}
 
 log = logging.getLogger(__name__)
 
@@ -236,7 +241,7 @@ def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnect
                 raise damaged from e
             raise
     path.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(path))
+    con = duckdb.connect(str(path), config=WRITE_CONFIG)
     migrate(con)
     return con
 
@@ -378,20 +383,34 @@ def query(con: duckdb.DuckDBPyConnection, name: str, params: Sequence[Any] | dic
     return con.sql(sql(name), params=params or None).pl()
 
 
-def copy_database(src: Path, dst: Path, storage_version: str | None = SNAPSHOT_STORAGE_VERSION) -> None:
-    """Write a complete, self-contained copy of the database ``src`` to the new file ``dst``: every
-    schema, table (with its constraints), view, macro and sequence, whatever they are
-    (``COPY FROM DATABASE``). Views keep their unqualified SQL, so they resolve inside ``dst``.
-    ``src`` is attached read-only; no other connection of this process may hold it read-write."""
+def checkpointed_storage_version(path: Path) -> str:
+    """Fold the write-ahead log of the database at ``path`` into the file (``CHECKPOINT``; none is
+    left once it is closed) and return the file's storage format, as DuckDB tags it (``v1.0.0+``
+    for :data:`SNAPSHOT_STORAGE_VERSION`). Opens it read-write, without migrating it: no other
+    connection of this process may hold it."""
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no database there (a read-write open would create an empty one)")
+    con = duckdb.connect(str(path), config=WRITE_CONFIG)
+    try:
+        con.execute("CHECKPOINT")
+        (version,) = con.execute(sql("queries/storage_version")).fetchall()[0]
+    finally:
+        con.close()
+    return str(version)
+
+
+def copy_database(src: Path, dst: Path) -> None:
+    """Write a complete, self-contained copy of the database ``src`` to the new file ``dst``, in the
+    snapshot's storage format (:data:`SNAPSHOT_STORAGE_VERSION`): every schema, table (with its
+    constraints), view, macro and sequence, whatever they are (``COPY FROM DATABASE``). Views keep
+    their unqualified SQL, so they resolve inside ``dst``. ``src`` is attached read-only; no other
+    connection of this process may hold it read-write."""
     if dst.exists():
         raise FileExistsError(f"{dst}: expected a new file")
     con = duckdb.connect()
     try:
         con.execute("ATTACH ? AS copy_src (READ_ONLY)", [str(src)])
-        if storage_version is None:
-            con.execute("ATTACH ? AS copy_dst", [str(dst)])
-        else:
-            con.execute("ATTACH ? AS copy_dst (STORAGE_VERSION ?)", [str(dst), storage_version])
+        con.execute("ATTACH ? AS copy_dst (STORAGE_VERSION ?)", [str(dst), SNAPSHOT_STORAGE_VERSION])
         con.execute("COPY FROM DATABASE copy_src TO copy_dst")
         con.execute("DETACH copy_dst")
         con.execute("DETACH copy_src")

@@ -16,11 +16,15 @@ Files, beside ``paths.database`` (say ``out/team.duckdb``):
 * ``out/team.duckdb.tmp-<pid>`` — a snapshot being built; renamed onto the published path when
   complete, removed by the next publish if its run was killed.
 
-Publishing builds a complete new file from the working database (``COPY FROM DATABASE``: every
-table and view, whatever they are, in a storage format DuckDB 1.0 and later can read), checks
-that every view runs inside it alone, fsyncs it, and renames it onto the published path
-(``os.replace``, atomic on POSIX). A reader holding the old file keeps reading its open inode;
-the next open sees the new file; nobody ever sees a half-written one.
+Publishing checkpoints the working database (its write-ahead log folded into the file, none left)
+and copies the file's bytes: the working database is kept in the snapshot's storage format, one
+DuckDB 1.0 and later can read (``gateway.WRITE_CONFIG``), so the copy is already a complete,
+self-contained snapshot of every table and view, whatever they are (0.2 s for a 159 MB file, where
+the rewrite took 6.4 s). A working database an older install created in a newer format is
+rewritten instead (``COPY FROM DATABASE`` into that storage format). Either way the new file is
+checked (every view runs inside it alone), fsynced, and renamed onto the published path
+(``os.replace``, atomic on POSIX). A reader holding the old file keeps reading its open inode; the
+next open sees the new file; nobody ever sees a half-written one.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import errno
 import fcntl
 import logging
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -94,12 +99,13 @@ def ensure_work(work: Path, published: Path) -> list[str]:
     * Present and whole: left alone (no warning).
     * Damaged (``health.damage``: cut short, overwritten, not a database): moved aside as
       ``<name>.corrupt-<UTC time>`` (never deleted), then treated as missing.
-    * Missing (first run after an upgrade, deleted, moved aside): a copy of the published snapshot,
-      so nothing stored is fetched again; what the snapshot lacks, the next ingest fetches from the
+    * Missing (first run after an upgrade, deleted, moved aside): a byte copy of the published
+      snapshot (in the storage format a working database is kept in), so nothing stored is fetched
+      again; what the snapshot lacks, the next ingest fetches from the
       snapshot's cursors. With no usable snapshot either, the run starts from an empty database.
 
     A damaged published snapshot is only reported: the run's publish replaces it."""
-    from pipeline.store import gateway, health
+    from pipeline.store import health
 
     published_damage = health.damage(published) if published.exists() else None
     usable = published.exists() and published_damage is None
@@ -127,7 +133,7 @@ def ensure_work(work: Path, published: Path) -> list[str]:
     partial = work.with_name(f"{work.name}.tmp-{os.getpid()}")
     partial.unlink(missing_ok=True)
     try:
-        gateway.copy_database(published, partial, storage_version=None)
+        shutil.copyfile(published, partial)
         os.replace(partial, work)
     finally:
         partial.unlink(missing_ok=True)
@@ -135,17 +141,20 @@ def ensure_work(work: Path, published: Path) -> list[str]:
 
 
 def publish(work: Path, published: Path) -> dict[str, int]:
-    """Publish the working database as a new self-contained snapshot at ``published``, atomically.
-    Returns the row count of every view in it. Call it holding :func:`writer_lock`, with no
-    connection of this process open on ``work``."""
+    """Publish the working database as a new self-contained snapshot at ``published``, atomically:
+    a byte copy of the checkpointed working file when it is in the snapshot's storage format, else
+    a rewrite (see the module docstring). Returns the row count of every view in it. Call it
+    holding :func:`writer_lock`, with no connection of this process open on ``work``."""
     from pipeline.store import gateway
 
+    if not work.exists():
+        raise FileNotFoundError(f"no working database {work} to publish: a run writes it before it publishes")
     for stale in published.parent.glob(f"{published.name}.tmp-*"):
         log.info("removing %s, left by a run that was stopped while publishing", stale)
         stale.unlink()
     tmp = published.with_name(f"{published.name}.tmp-{os.getpid()}")
     try:
-        gateway.copy_database(work, tmp)
+        _build(work, tmp)
         counts = gateway.view_counts(tmp)
         _fsync(tmp)
         os.replace(tmp, published)
@@ -153,6 +162,25 @@ def publish(work: Path, published: Path) -> dict[str, int]:
     finally:
         tmp.unlink(missing_ok=True)
     return counts
+
+
+def _build(work: Path, tmp: Path) -> None:
+    """Write the snapshot of ``work`` to the new file ``tmp``: its bytes once checkpointed, when it
+    is in the snapshot's storage format; else a rewrite into that format."""
+    from pipeline.store import gateway
+
+    version = gateway.checkpointed_storage_version(work)
+    if version.rstrip("+") == gateway.SNAPSHOT_STORAGE_VERSION:
+        log.info("publishing %s as a byte copy (storage format %s)", work, version)
+        shutil.copyfile(work, tmp)
+    else:
+        log.info(
+            "publishing %s rewritten into storage format %s: the working database is in %s",
+            work,
+            gateway.SNAPSHOT_STORAGE_VERSION,
+            version,
+        )
+        gateway.copy_database(work, tmp)
 
 
 def _fsync(path: Path) -> None:

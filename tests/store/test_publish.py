@@ -6,7 +6,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -79,6 +81,69 @@ def catalog(path: Path) -> dict[str, set]:
         }
     finally:
         con.close()
+
+
+def storage_version(path: Path) -> str:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return con.sql(gateway.sql("queries/storage_version")).fetchall()[0][0]
+    finally:
+        con.close()
+
+
+def test_a_working_file_in_the_snapshots_format_is_published_as_its_bytes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A working database the pipeline created is in the snapshot's storage format: the snapshot is
+    its bytes, once the write-ahead log is folded in, so a row still only in the log is published."""
+    work, published = tmp_path / "t.work.duckdb", tmp_path / "t.duckdb"
+    make_work(work)
+    con = gateway.connect(work)
+    try:
+        con.execute("INSERT INTO later_stage_params VALUES ('TEAM-ELIG-3', 'min_account_days', 30)")
+        con.execute("PRAGMA disable_checkpoint_on_shutdown")  # the row stays in the log, as after a crash
+    finally:
+        con.close()
+    wal = work.with_name(work.name + ".wal")
+    assert wal.stat().st_size > 0
+    with caplog.at_level(logging.INFO, logger=publish.__name__):
+        counts = publish.publish(work, published)
+    assert any("as a byte copy (storage format v1.0.0+)" in r.getMessage() for r in caplog.records)
+    assert not wal.exists()
+    assert sha256(published) == sha256(work)
+    assert counts["later_stage_summary"] == 2
+    con = duckdb.connect(str(published), read_only=True)
+    try:
+        assert con.sql("SELECT value FROM later_stage_summary WHERE rule_id = 'TEAM-ELIG-3'").fetchall() == [(30.0,)]
+    finally:
+        con.close()
+
+
+def test_a_working_file_in_a_newer_format_is_rewritten_in_the_snapshots(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A working database an older install created in the newest storage format keeps it (the
+    pipeline's connects only choose the format of a new file): publishing rewrites it into the
+    snapshot's format, with every table and view."""
+    work, published = tmp_path / "t.work.duckdb", tmp_path / "t.duckdb"
+    duckdb.connect(str(work), config={"storage_compatibility_version": "latest"}).close()
+    make_work(work)
+    newest = gateway.checkpointed_storage_version(work)  # after the pipeline's read-write connect
+    assert newest.rstrip("+") != gateway.SNAPSHOT_STORAGE_VERSION, newest
+    in_work = catalog(work)
+    with caplog.at_level(logging.INFO, logger=publish.__name__):
+        counts = publish.publish(work, published)
+    assert any("rewritten into storage format v1.0.0: the working" in r.getMessage() for r in caplog.records)
+    assert counts["later_stage_summary"] == 1
+    assert storage_version(published) == "v1.0.0+"
+    assert catalog(published) == in_work
+
+
+def test_publishing_without_a_working_file_says_so(tmp_path: Path) -> None:
+    work, published = tmp_path / "t.work.duckdb", tmp_path / "t.duckdb"
+    with pytest.raises(FileNotFoundError, match=re.escape(f"no working database {work} to publish")):
+        publish.publish(work, published)
+    assert not work.exists() and not published.exists()
 
 
 def test_duckdb_cli_reads_the_snapshot(tmp_path: Path) -> None:
@@ -166,6 +231,7 @@ def test_a_lost_working_database_starts_from_the_published_one(tmp_path: Path) -
     publish.publish(work, published)
     work.unlink()
     publish.ensure_work(work, published)
+    assert sha256(work) == sha256(published)  # a byte copy, in the format a working database is kept in
     con = duckdb.connect(str(work), read_only=True)
     try:
         assert con.sql("SELECT entrant_a FROM td_pairings").fetchall() == [("Alphas",)]
