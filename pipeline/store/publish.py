@@ -21,7 +21,8 @@ and copies the file's bytes: the working database is kept in the snapshot's stor
 DuckDB 1.0 and later can read (``gateway.WRITE_CONFIG``), so the copy is already a complete,
 self-contained snapshot of every table and view, whatever they are (0.2 s for a 159 MB file, where
 the rewrite took 6.4 s). A working database an older install created in a newer format is
-rewritten instead (``COPY FROM DATABASE`` into that storage format). Either way the new file is
+rewritten instead (``COPY FROM DATABASE`` into that storage format), once: the working file then
+becomes a copy of that rewrite, so later publishes copy bytes. Either way the new file is
 checked (every view runs inside it alone), fsynced, and renamed onto the published path
 (``os.replace``, atomic on POSIX). A reader holding the old file keeps reading its open inode; the
 next open sees the new file; nobody ever sees a half-written one.
@@ -154,33 +155,51 @@ def publish(work: Path, published: Path) -> dict[str, int]:
         stale.unlink()
     tmp = published.with_name(f"{published.name}.tmp-{os.getpid()}")
     try:
-        _build(work, tmp)
+        rewritten = _build(work, tmp)
         counts = gateway.view_counts(tmp)
         _fsync(tmp)
         os.replace(tmp, published)
         _fsync(published.parent)
     finally:
         tmp.unlink(missing_ok=True)
+    if rewritten:
+        # the rewrite holds everything the working file does, in the snapshot's format: from now on
+        # the working file is a copy of it, and the next publish copies bytes instead of rewriting
+        _replace_with_copy(published, work)
+        log.info("the working database %s is now in storage format %s", work, gateway.SNAPSHOT_STORAGE_VERSION)
     return counts
 
 
-def _build(work: Path, tmp: Path) -> None:
+def _replace_with_copy(src: Path, dst: Path) -> None:
+    """Replace ``dst`` with a byte copy of ``src``, atomically (a partial copy is never seen)."""
+    partial = dst.with_name(f"{dst.name}.tmp-{os.getpid()}")
+    partial.unlink(missing_ok=True)
+    try:
+        shutil.copyfile(src, partial)
+        _fsync(partial)
+        os.replace(partial, dst)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _build(work: Path, tmp: Path) -> bool:
     """Write the snapshot of ``work`` to the new file ``tmp``: its bytes once checkpointed, when it
-    is in the snapshot's storage format; else a rewrite into that format."""
+    is in the snapshot's storage format; else a rewrite into that format (returns True)."""
     from pipeline.store import gateway
 
     version = gateway.checkpointed_storage_version(work)
     if version.rstrip("+") == gateway.SNAPSHOT_STORAGE_VERSION:
         log.info("publishing %s as a byte copy (storage format %s)", work, version)
         shutil.copyfile(work, tmp)
-    else:
-        log.info(
-            "publishing %s rewritten into storage format %s: the working database is in %s",
-            work,
-            gateway.SNAPSHOT_STORAGE_VERSION,
-            version,
-        )
-        gateway.copy_database(work, tmp)
+        return False
+    log.info(
+        "publishing %s rewritten into storage format %s: the working database is in %s",
+        work,
+        gateway.SNAPSHOT_STORAGE_VERSION,
+        version,
+    )
+    gateway.copy_database(work, tmp)
+    return True
 
 
 def _fsync(path: Path) -> None:
