@@ -210,6 +210,13 @@ def verify_game(g: dict[str, Any]) -> Verdict:
     return judge_replay(g, chess.pgn.read_game(io.StringIO(g["pgn"]), Visitor=_Replay))
 
 
+def verify_rows(rows: list[dict[str, Any]]) -> list[Verdict]:
+    """:func:`verify_game` of each row, in order: what the ingest's worker process runs on a batch
+    (pipeline/lichess/verifier.py), a top-level function so that it pickles by name, and the worker
+    imports no more than this module and python-chess to run it."""
+    return [verify_game(g) for g in rows]
+
+
 class Replayed(Protocol):
     """What a PGN read and replayed gives (``_Replay``): its headers, parse errors, the final
     position and the mainline's moves as SAN without the +/# suffix."""

@@ -63,6 +63,7 @@ from pipeline.lichess.client import (
     stats_of,
     to_ms,
 )
+from pipeline.lichess.verifier import Verdicts, Verifier, in_process
 from pipeline.store import gateway
 from pipeline.store import writer as background
 from pipeline.store.writer import BackgroundWriter
@@ -342,9 +343,11 @@ class _GameSink:
         synced_games: int | None,
         progress: Progress | None = None,
         writer: BackgroundWriter | None = None,
+        verifier: Verifier | None = None,
     ) -> None:
         self.con = con
         self.writer = writer  # commits run there when given (pipeline/store/writer.py)
+        self.verifier = verifier  # replays the match-game candidates in a worker when given (verifier.py)
         self.lock = lock
         self.user_id = user_id
         self.cursor_ms = cursor_ms  # committed: the next request's since
@@ -456,7 +459,9 @@ class _GameSink:
         """Store the pending games, flags, rejects and match-game verdicts with the cursor in one
         transaction: here, or queued on the writer (the stream goes on meanwhile)."""
         batch = {row.game_id: (line, row) for line, row in self.pending}  # last copy of a repeated id wins
-        candidates = {gid: row for gid, (_, row) in batch.items() if gid in self.candidates}
+        rows = {gid: row.__dict__ for gid, (_, row) in batch.items() if gid in self.candidates}
+        # the worker starts replaying them now, while the writer stores earlier units
+        candidates = self.verifier.submit(rows) if self.verifier is not None else in_process(rows)
         flags = [
             {"game_id": gid, "reason": self.flags[gid], "flagged_at": self.fetched_at}
             for gid in batch
@@ -502,13 +507,13 @@ class _GameSink:
         self.last_created = None if complete else self.last_created
 
 
-def _verify(con: duckdb.DuckDBPyConnection, candidates: dict[str, GameRow]) -> list[verify.Verdict]:
+def _verify(con: duckdb.DuckDBPyConnection, candidates: Verdicts) -> list[verify.Verdict]:
     """The verdicts of the match-game candidates that have none stored yet (each game is verified
     once: a game between two registered players arrives in both their streams)."""
-    if not candidates:
+    if not candidates.game_ids:
         return []
-    have = set(gateway.query(con, "queries/verified_game_ids", [list(candidates)])["game_id"].to_list())
-    return [verify.verify_game(row.__dict__) for gid, row in candidates.items() if gid not in have]
+    have = set(gateway.query(con, "queries/verified_game_ids", [candidates.game_ids])["game_id"].to_list())
+    return candidates.result(skip=have)
 
 
 def sync_games(
@@ -528,9 +533,11 @@ def sync_games(
     sleep: Callable[[float], None] | None = None,
     progress: Progress | None = None,
     writer: BackgroundWriter | None = None,
+    verifier: Verifier | None = None,
 ) -> None:
     """Stream a player's games from ``since_ms`` into the database, resuming after cuts (each
-    commit on `writer` when given, while the stream goes on)."""
+    commit on `writer` when given, while the stream goes on; the match-game candidates replayed by
+    `verifier` when given, else here as each commit stores them)."""
     stats = stats_of(client)
     sink = _GameSink(
         con,
@@ -545,6 +552,7 @@ def sync_games(
         synced_games=synced_games,
         progress=progress,
         writer=writer,
+        verifier=verifier,
     )
     stalled = 0
     while True:
@@ -604,13 +612,14 @@ def ingest(
     for uid in report.users_missing:
         report.warnings.append(f"player {uid!r} was not found on Lichess (misspelt, or the account does not exist)")
         report.players[uid] = PlayerReport(uid, history="missing", games="missing")
-    # from here every write is a unit on the background writer, while the next request downloads
-    with BackgroundWriter(con) as writer:
+    # from here every write is a unit on the background writer, while the next request downloads;
+    # the writer's block ends first (its units wait on the verifier's worker), then the verifier's
+    with Verifier() as verifier, BackgroundWriter(con) as writer:
         streams = _sync_histories(con, client, ids, known, cursors, since, now, report, writer)
         if progress is not None:
             progress.planned(len(streams))
-        _stream_games(con, lock, client, streams, scope, now, report, concurrency, progress, writer)
-        _sync_watched_boards(con, lock, client, report, watch, scope, now, cursors, writer)
+        _stream_games(con, lock, client, streams, scope, now, report, concurrency, progress, writer, verifier)
+        _sync_watched_boards(con, lock, client, report, watch, scope, now, cursors, writer, verifier)
 
     for uid in ids:
         p = report.players.get(uid)
@@ -687,6 +696,7 @@ def _stream_games(
     concurrency: int,
     progress: Progress | None,
     writer: BackgroundWriter | None = None,
+    verifier: Verifier | None = None,
 ) -> None:
     """Run the game streams, two at a time at most when ``concurrency`` allows (each on its own
     cursor, writes holding ``lock``; with `writer`, every write is on its connection)."""
@@ -710,6 +720,7 @@ def _stream_games(
                 final_count=user.antichess_games,
                 progress=progress,
                 writer=writer,
+                verifier=verifier,
             )
         finally:
             if worker is not con:
@@ -736,6 +747,7 @@ def _sync_watched_boards(
     now: dt.datetime,
     cursors: dict[tuple[str, str], dict[str, Any]],
     writer: BackgroundWriter | None = None,
+    verifier: Verifier | None = None,
 ) -> None:
     """Casual games between paired players do not change the profiles' rated-game counts: one
     ``vs`` request per board of an open window whose two players were both skipped."""
@@ -766,6 +778,7 @@ def _sync_watched_boards(
             final_count=None,
             vs=board.player_b,
             writer=writer,
+            verifier=verifier,
         )
         a.vs_requests += stats.requests - before
 

@@ -5,21 +5,27 @@ score step has nothing left to verify. Verdicts are the ones the score step woul
 On the skeleton (tests/data/skeleton): 37 games, 35 of them between the members of two paired
 teams inside a round window (margins included) — the 35 that linking lists; the other two are
 ``Casual01`` (alice–dan, Alphas and Deltas never meet) and ``Early001`` (amir–bea, paired in
-round 1 but played two weeks before its window)."""
+round 1 but played two weeks before its window).
+
+The skeleton's runs go both ways a run verifies (``pool_from``): every batch replayed in the
+worker process (pipeline/lichess/verifier.py), and every batch in the ingest's own process."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import logging
 import shutil
 from pathlib import Path
 
 import duckdb
 import polars as pl
+import pytest
 from skeleton_kit import AFTER_ROUND_2, copy_skeleton
 
 from pipeline.domain import verify
 from pipeline.inputs.config import load_config
+from pipeline.lichess import verifier
 from pipeline.model import Config
 from pipeline.stages import context, ingest, score
 
@@ -27,11 +33,25 @@ NOT_MATCH_GAMES = {"Casual01", "Early001"}
 DEMO_END = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)  # after the small demo's final
 
 
-def ingested(folder: Path) -> Config:
+IN_THE_WORKER = "verified 35 match games in a worker process"
+
+
+@pytest.fixture(params=[0, 10**9], ids=["worker", "here"])
+def pool_from(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Batches of at least this many new candidates are replayed in the worker: all, or none."""
+    monkeypatch.setattr(verifier, "POOL_FROM", request.param)
+    return request.param
+
+
+def ingested(folder: Path, pool_from: int, caplog: pytest.LogCaptureFixture) -> Config:
     cfg = load_config(folder / "tournament.toml")
+    caplog.set_level(logging.INFO, logger=verifier.__name__)
     with ingest.lichess_base_url(cfg) as base_url:
         report = ingest.ingest_stage(cfg, context.read_inputs(cfg), base_url, AFTER_ROUND_2)
     assert (report.verified, report.mismatches) == (35, 0)
+    # each game replayed once, though those between two registered players came in both streams
+    said = [r.getMessage() for r in caplog.records if r.name == verifier.__name__]
+    assert said == ([IN_THE_WORKER] if pool_from == 0 else [])
     return cfg
 
 
@@ -47,8 +67,10 @@ def rows(db: Path, sql: str) -> list[tuple]:
     return frame(db, sql).rows()
 
 
-def test_match_games_are_verified_as_they_arrive_and_the_score_step_verifies_none(tmp_path: Path) -> None:
-    cfg = ingested(copy_skeleton(tmp_path))
+def test_match_games_are_verified_as_they_arrive_and_the_score_step_verifies_none(
+    tmp_path: Path, pool_from: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    cfg = ingested(copy_skeleton(tmp_path), pool_from, caplog)
     db = cfg.paths.database
     verified = {r[0] for r in rows(db, "SELECT game_id FROM game_verdicts")}
     every = {r[0] for r in rows(db, "SELECT game_id FROM lichess_games")}
@@ -60,9 +82,11 @@ def test_match_games_are_verified_as_they_arrive_and_the_score_step_verifies_non
     assert {r[0] for r in rows(db, "SELECT game_id FROM scored_match_games")} == verified
 
 
-def test_verdicts_on_arrival_equal_the_score_steps(tmp_path: Path) -> None:
+def test_verdicts_on_arrival_equal_the_score_steps(
+    tmp_path: Path, pool_from: int, caplog: pytest.LogCaptureFixture
+) -> None:
     """The same verdict, detail and time as the score step gives the stored rows."""
-    cfg = ingested(copy_skeleton(tmp_path))
+    cfg = ingested(copy_skeleton(tmp_path), pool_from, caplog)
     on_arrival = rows(cfg.paths.database, "SELECT * FROM game_verdicts ORDER BY game_id")
     stored = frame(
         cfg.paths.database,
