@@ -47,7 +47,8 @@ class BackgroundWriter:
     def __init__(self, con: Any, depth: int = 4, name: str = "store-writer") -> None:
         self.con = con
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=depth)
-        self._error: BaseException | None = None
+        self._error: BaseException | None = None  # a unit's error, until raised on a submitting thread
+        self._broken = False  # a unit failed: no later unit runs (set by the writer's thread, never cleared)
         self._failed = False  # a unit's error was raised: nothing more is accepted
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -58,9 +59,10 @@ class BackgroundWriter:
             try:
                 if unit is _STOP:
                     return
-                if self._error is None:
+                if not self._broken:  # not `_error`: raising it clears it while units may still wait
                     unit(self.con)
             except BaseException as e:  # raised on the submitting thread (submit, drain)
+                self._broken = True
                 self._error = e
             finally:
                 self._queue.task_done()

@@ -79,3 +79,30 @@ def test_the_block_raises_a_failure_it_did_not_see_yet(db: Path) -> None:
         writer.submit(lambda c: 1 / 0)
     con.close()
     assert rows(db) == []
+
+
+def test_units_queued_behind_a_failure_never_run_once_it_was_raised(db: Path) -> None:
+    """The error rule holds whichever thread is first: when the submitter has already been given
+    the failure while units were still queued behind it (its submit waited for room in the queue
+    while the failing unit ran), those units must still not run. The interleaving is the
+    scheduler's, so this runs 50 times with the interpreter switching threads as often as it can:
+    the writer used to run such units (each then failing again or writing after the failure), and
+    the ingest printed 'a background write failed too' before the run's error line
+    (tests/store/test_machine_faults.py, about once in a full suite)."""
+    import sys
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for attempt in range(50):
+            con = duckdb.connect(str(db))
+            writer = BackgroundWriter(con, depth=1)
+            writer.submit(lambda c: c.execute("INSERT INTO missing VALUES (1)"))
+            with pytest.raises(duckdb.CatalogException):
+                for n in range(1000):  # each submit waits for room, then the next one raises the failure
+                    writer.submit(insert(attempt * 1000 + n))
+            writer.close()
+            con.close()
+            assert rows(db) == [], f"attempt {attempt}"
+    finally:
+        sys.setswitchinterval(interval)
