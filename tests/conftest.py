@@ -187,7 +187,7 @@ def _suite_demo(folder: Path) -> Path:
 def suite_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The suite's demo (demo_audit.SUITE_DEMO): the default seed, 2026, and 12 teams as the default
     demo, with the least history the rules allow, 1000 rated games per player before registration
-    (TEAM-ELIG-2), every one of them stored, and 8 ACWC players: 59 players and 83,040 games where
+    (TEAM-ELIG-2), every one of them stored, and 8 ACWC players: 59 players and 83,148 games where
     the default demo has 91 and 49,614 (most of its accounts' games counted on their profiles only),
     the same 32 planted violations and 2 traps. Built once per run (~60 s of CPU; once
     across pytest-xdist workers) and shared: tests only read it (the `audited` fixture writes its

@@ -749,11 +749,10 @@ def demo(
     from pipeline.sim.season import build_season
     from pipeline.sim.season.dataset import TEAM_DATABASE
 
-    try:
-        lo, hi = (int(x) for x in history_games.split("-", 1))
-    except ValueError:
-        raise InputError("--history-games", "", f"{history_games!r}: expected MIN-MAX such as 1000-5000") from None
-    stored = _stored_games(stored_games)
+    lo, hi = _min_max("--history-games", history_games, "1000-5000")
+    stored = (
+        None if stored_games.strip().lower() == "all" else _min_max("--stored-games", stored_games, "150-300", "all")
+    )
     if teams < 10 or teams % 2:
         raise InputError("--teams", "", f"{teams}: expected an even number of at least 10 (TEAM-FMT-1)")
     if not 7 <= swiss_rounds < teams:
@@ -783,16 +782,15 @@ def demo(
     _say(f"run: antichess-td nightly --config {out / 'tournament.toml'}  (and {out / 'acwc' / 'tournament.toml'})")
 
 
-def _stored_games(text: str) -> tuple[int, int] | None:
-    """``--stored-games``: MIN-MAX (0 < MIN <= MAX) or 'all' (None)."""
-    if text.strip().lower() == "all":
-        return None
+def _min_max(option: str, text: str, example: str, alternative: str = "") -> tuple[int, int]:
+    """A MIN-MAX option (0 < MIN <= MAX), or one line naming the option and what it expects (exit 2)."""
     try:
         lo, hi = (int(x) for x in text.split("-", 1))
     except ValueError:
         lo = hi = -1
     if not 0 < lo <= hi:
-        raise InputError("--stored-games", "", f"{text!r}: expected MIN-MAX such as 150-300 (0 < MIN <= MAX), or all")
+        also = f", or {alternative}" if alternative else ""
+        raise InputError(option, "", f"{text!r}: expected MIN-MAX such as {example} (0 < MIN <= MAX){also}")
     return lo, hi
 
 

@@ -69,6 +69,17 @@ def rated_games(s: Season, p: Player, since: dt.datetime | None, until: dt.datet
     return n
 
 
+def rated_created(s: Season) -> dict[str, list[int]]:
+    """Every player's rated games' createdAt (ms), by player id: one pass over the games."""
+    created: dict[str, list[int]] = {}
+    for g in s.world.games:
+        for color in ("white", "black"):
+            side = g["players"][color]
+            if "ratingDiff" in side:
+                created.setdefault(side["user"]["id"], []).append(g["createdAt"])
+    return created
+
+
 def _short(rule: str, p: Player, n: int, required: int) -> int:
     """`n`, checked to be short of `required` (a planted count)."""
     if n >= required:
@@ -131,12 +142,7 @@ def check_clean_eligibility(s: Season, plan: TeamPlan) -> None:
     the generator broke that."""
     planted = {(rule, subject) for rule, subject, _ in s.planted}
     planted |= {(rule, p.name) for rule, p in plan.count_before_registration + plan.count_recent}
-    created: dict[str, list[int]] = {}
-    for g in s.world.games:
-        for color in ("white", "black"):
-            side = g["players"][color]
-            if "ratingDiff" in side:
-                created.setdefault(side["user"]["id"], []).append(g["createdAt"])
+    created = rated_created(s)
     for p in s.team_members() + [s.replacement]:
         if p.disabled:
             continue
@@ -161,16 +167,11 @@ def check_clean_acwc_counts(s: Season) -> None:
     before the seeding date, so no audit rests on a profile count it cannot check (the 2026-12-01
     resolution makes a stored count the profile contradicts a warning). Raises if not."""
     lo, hi = ms(months_before(ACWC_SEEDING, 24)), ms(ACWC_SEEDING)
-    stored: dict[str, int] = {}
-    for g in s.world.games:
-        if lo <= g["createdAt"] < hi:
-            for side in g["players"].values():
-                if "ratingDiff" in side:
-                    stored[side["user"]["id"]] = stored.get(side["user"]["id"], 0) + 1
+    created = rated_created(s)
     for p in s.acwc:
         if p is s.acwc_few or p.disabled or ms(p.created_at) >= lo:
             continue
-        if (n := stored.get(p.id, 0)) < 100:
+        if (n := sum(lo <= t < hi for t in created.get(p.id, []))) < 100:
             raise RuntimeError(
                 f"demo generator: {p.name} has {n} rated games stored in the 24 months before "
                 f"{ACWC_SEEDING:%Y-%m-%d} (ACWC-ELIG-2: 100)"
