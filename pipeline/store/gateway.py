@@ -293,8 +293,25 @@ def rolled_back(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
 def _frame(rows: Sequence[Any] | pl.DataFrame) -> pl.DataFrame:
     if isinstance(rows, pl.DataFrame):
         return rows
+    columns = _columns(rows)
+    if columns is not None:
+        return pl.DataFrame(columns, strict=False)  # the types one row at a time would infer
     dicts = [_row(r) for r in rows]
     return pl.DataFrame(dicts, infer_schema_length=None)
+
+
+def _columns(rows: Sequence[Any]) -> dict[str, list[Any]] | None:
+    """Rows that are instances of one dataclass whose fields all hold plain values, as columns
+    (read field by field: a third of the per-row conversion's cost); None for any other rows."""
+    if not rows:
+        return None
+    kind = type(rows[0])
+    if not dataclasses.is_dataclass(kind) or any(type(r) is not kind for r in rows):
+        return None
+    columns = {f.name: [getattr(r, f.name) for r in rows] for f in dataclasses.fields(kind)}
+    if any(type(v) not in _FLAT for values in columns.values() for v in values):
+        return None
+    return columns
 
 
 def _row(r: Any) -> dict[str, Any]:

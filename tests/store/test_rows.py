@@ -1,0 +1,66 @@
+"""How the gateway turns the pipeline's rows into a frame before writing them
+(pipeline/store/gateway.py ``_frame``): dataclass rows of one kind holding plain values are read
+column by column, and give exactly the frame (values and types) that reading them one dict at a
+time gives; any other rows (mixed kinds, nested values, dicts) take the per-row path."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+import polars as pl
+
+from pipeline.store import gateway
+
+UTC = dt.UTC
+
+
+@dataclasses.dataclass
+class Row:
+    name: str | None
+    n: int | None
+    x: float | int | None  # an int in one row and a float in another: the column is Float64
+    ok: bool | None
+    at: dt.datetime | None
+    day: dt.date | None
+
+
+@dataclasses.dataclass
+class Other:
+    name: str
+
+
+@dataclasses.dataclass
+class Nested:
+    name: str
+    inner: Other
+
+
+ROWS = [
+    Row("a", 1, 2, True, dt.datetime(2026, 3, 1, 10, tzinfo=UTC), dt.date(2026, 3, 1)),
+    Row(None, None, 2.5, None, None, None),
+    Row("c", 3, None, False, dt.datetime(2026, 3, 2, 11, 30, tzinfo=UTC), None),
+]
+
+
+def by_rows(rows: list[object]) -> pl.DataFrame:
+    return pl.DataFrame([dataclasses.asdict(r) for r in rows], infer_schema_length=None)  # type: ignore[call-overload]
+
+
+def test_rows_of_one_dataclass_are_read_by_column_into_the_same_frame() -> None:
+    assert gateway._columns(ROWS) is not None  # the column path is the one taken
+    got = gateway._frame(ROWS)
+    assert got.schema == by_rows(ROWS).schema
+    assert got.equals(by_rows(ROWS))
+    assert got.schema["x"] == pl.Float64 and got["x"].to_list() == [2.0, 2.5, None]
+
+
+def test_other_rows_take_the_per_row_path() -> None:
+    mixed = [Row("a", 1, 1.0, True, None, None), Other("b")]
+    nested = [Nested("a", Other("b"))]
+    assert gateway._columns(mixed) is None
+    assert gateway._columns(nested) is None
+    assert gateway._columns([{"name": "a"}]) is None
+    assert gateway._columns([]) is None
+    assert gateway._frame(nested).to_dicts() == [{"name": "a", "inner": {"name": "b"}}]
+    assert gateway._frame([{"name": "a"}, {"name": None}])["name"].to_list() == ["a", None]
