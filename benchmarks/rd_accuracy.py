@@ -43,7 +43,9 @@ def games_from_db(db: Path) -> tuple[pl.DataFrame, tuple[str, ...]]:
     con = gateway.connect(db, read_only=True)
     try:
         players = tuple(gateway.query(con, "queries/registered_player_ids")["user_id"].to_list())
-        games = gateway.query(con, "queries/rated_antichess_games_of", [list(players), None, None, None])
+        games = gateway.query(
+            con, "queries/rated_antichess_games_of", [list(players), None, None, None, [None] * len(players)]
+        )
     finally:
         con.close()
     return games, players

@@ -52,11 +52,15 @@ def _settings(ids: tuple[str, ...], until: Mapping[str, dt.datetime], default_op
 Key = tuple[Any, Any, Any]  # (last_move_at, created_at, game_id): a game's place in rating order
 
 
-def _digest(con: duckdb.DuckDBPyConnection, ids: tuple[str, ...], upto: Key | None) -> tuple[int, str]:
-    """How many of the players' rated antichess games sort at or before `upto` (all: None), and a
-    digest of their rows, computed in the database (queries/rated_antichess_digest)."""
-    row = gateway.query(con, "queries/rated_antichess_digest", [list(ids), *(upto or (None, None, None))]).row(0)
-    return int(row[0]), str(row[1])
+def _digest(
+    con: duckdb.DuckDBPyConnection, ids: tuple[str, ...], untils: list[dt.datetime | None], upto: Key | None
+) -> tuple[int, str]:
+    """How many of the players' rated antichess games that the estimator rates (each player's
+    before their time in `untils`) sort at or before `upto` (all: None), and a digest of their
+    rows, computed in the database (queries/rated_antichess_digest)."""
+    key = upto or (None, None, None)
+    games, digest = gateway.query(con, "queries/rated_antichess_digest", [list(ids), *key, untils]).row(0)
+    return int(games), str(digest)
 
 
 def write_rating_estimates(
@@ -72,18 +76,22 @@ def write_rating_estimates(
     ids = tuple(dict.fromkeys(p.lower() for p in player_ids))
     until = {p.lower(): t for p, t in (until or {}).items()}
     settings = _settings(ids, until, default_opponent_rd)
+    untils = [until.get(p) for p in ids]
     cursor = gateway.query(con, "queries/rating_estimate_cursor").to_dicts()
     after: Key | None = None
     if cursor and cursor[0]["settings"] == settings and cursor[0]["games"] > 0:
         c = cursor[0]
         key = (c["last_move_at"], c["created_at"], c["game_id"])
-        if _digest(con, ids, key) == (c["games"], c["digest"]):  # the games it rated, unchanged
+        if _digest(con, ids, untils, key) == (c["games"], c["digest"]):  # the games it rated, unchanged
             after = key
+    todo = gateway.query(con, "queries/rated_antichess_games_of", [list(ids), *(after or (None, None, None)), untils])
+    if after is not None and todo.height == 0:  # up to date (e.g. brought there ahead of the audit)
+        stats.resumed, stats.games_rated = True, 0
+        return _rows(con)
     state = gateway.query(con, "queries/rating_estimate_tracks").to_dicts() if after else []
-    todo = gateway.query(con, "queries/rated_antichess_games_of", [list(ids), *(after or (None, None, None))])
     estimates, tracks = rd.resume_rd(todo, state, default_opponent_rd, players=ids, until=until)
     stats.resumed, stats.games_rated = after is not None, todo.height
-    games, digest = _digest(con, ids, None)
+    games, digest = _digest(con, ids, untils, None)
     newest = todo.row(todo.height - 1, named=True) if todo.height else None
     last_move_at, created_at, game_id = (
         (newest["last_move_at"], newest["created_at"], newest["game_id"]) if newest else after or (None, None, None)
@@ -110,4 +118,8 @@ def write_rating_estimates(
                 }
             ],
         )
+    return _rows(con)
+
+
+def _rows(con: duckdb.DuckDBPyConnection) -> int:
     return int(con.sql("SELECT count(*) AS n FROM rating_estimates").pl()["n"][0])

@@ -454,6 +454,55 @@ def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
         nightly.close()
 
 
+def test_a_late_game_the_estimator_does_not_rate_leaves_the_resume_intact(
+    demo: dict[str, object], tmp_path: Path
+) -> None:
+    """TEAM-ELIG-7 reads a player's RD only up to their due time, so the estimator rates their
+    games before it only (`until`). A game after it, against no other tracked player, arriving
+    after the night's estimates and sorting before their cursor (another player's stream brings
+    it later in the ingest: pipeline/stages/audit.py ahead_of_audit) changes nothing the
+    estimator rated: the next call resumes with nothing to rate, and the table is one run's."""
+    out: Path = demo["out"]  # type: ignore[assignment]
+    ids = tuple(s.lower() for s in _cap_cases(out))
+    keep = set(ids)
+    rows = sorted(
+        (g for g in demo["rows"] if g.white_id in keep or g.black_id in keep),  # type: ignore[attr-defined]
+        key=lambda g: (g.last_move_at, g.created_at, g.game_id),
+    )
+    cut = dt.datetime(2026, 6, 1, tzinfo=UTC)
+    player = ids[0]
+    until = {player: cut}
+    alone = [  # the player's games after their time, against an untracked opponent
+        g
+        for g in rows
+        if g.last_move_at >= cut
+        and {g.white_id, g.black_id} & keep == {player}
+        and g.last_move_at < rows[-1].last_move_at
+    ]
+    assert alone, "the demo gives the player no game after the cut against an untracked opponent"
+    late = alone[0]
+
+    def table(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+        return con.sql("SELECT * FROM rating_estimates ORDER BY game_id, user_id").pl()
+
+    fresh = gateway.connect(tmp_path / "fresh.duckdb")
+    nightly = gateway.connect(tmp_path / "nightly.duckdb")
+    try:
+        gateway.upsert(fresh, "lichess_games", [g.__dict__ for g in rows])
+        ratings.write_rating_estimates(fresh, ids, until=until)
+        want = table(fresh)
+        gateway.upsert(nightly, "lichess_games", [g.__dict__ for g in rows if g is not late])
+        ratings.write_rating_estimates(nightly, ids, until=until)
+        gateway.upsert(nightly, "lichess_games", [late.__dict__])
+        stats = ratings.EstimateStats()
+        ratings.write_rating_estimates(nightly, ids, stats=stats, until=until)
+        assert (stats.resumed, stats.games_rated) == (True, 0)
+        assert table(nightly).equals(want)
+    finally:
+        fresh.close()
+        nightly.close()
+
+
 def test_write_rating_estimates_with_no_games_empties_the_table(tmp_path: Path) -> None:
     """No stored games: no rows (the cap audit then falls back to the daily history)."""
     con = gateway.connect(tmp_path / "t.duckdb")
