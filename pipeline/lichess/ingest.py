@@ -144,6 +144,64 @@ class PlayerReport:
         return self.games_new + self.games_already_stored
 
 
+@dataclass(frozen=True)
+class Ahead:
+    """Work that needs only some players' games, done while the other players' games download:
+    ``work(con)`` runs on a thread of its own (with a cursor of the ingest's connection) once every
+    game of ``players`` is stored, and :func:`ingest` waits for it before it returns. The ingest
+    streams those players first. The work is an advance on what a later stage does anyway (that
+    stage checks that its inputs are unchanged, and otherwise does it again), so an error in it is
+    logged and the ingest goes on."""
+
+    players: frozenset[str]
+    work: Callable[[duckdb.DuckDBPyConnection], Any]
+    name: str = "work ahead"
+
+
+class _AheadRun:
+    """One :class:`Ahead` during an ingest: started once its players' streams are stored."""
+
+    def __init__(self, ahead: Ahead, con: duckdb.DuckDBPyConnection, streamed: Iterable[str]) -> None:
+        self.ahead = ahead
+        self._con = con
+        self._waiting = set(ahead.players) & set(streamed)
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def _run(self, cursor: duckdb.DuckDBPyConnection) -> None:
+        try:
+            self.ahead.work(cursor)
+        except Exception as e:  # the stage it works for does it again
+            log.warning("%s failed (its stage does it again): %s: %s", self.ahead.name, type(e).__name__, e)
+        finally:
+            cursor.close()
+
+    def start(self, _con: Any = None) -> None:
+        """Start the work (once); a writer unit, so that it starts after the writes queued before it."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, args=((_con or self._con).cursor(),), name="ingest-ahead")
+            self._thread.start()
+
+    def streamed(self, player: str, writer: BackgroundWriter | None) -> None:
+        """`player`'s stream has ended (its writes are queued): start once none is awaited."""
+        with self._lock:
+            if player not in self._waiting:
+                return
+            self._waiting.discard(player)
+            if self._waiting:
+                return
+        background.run(writer, self._con, self.start)
+
+    def ready(self, writer: BackgroundWriter | None) -> None:
+        """No stream of its players is to come (none changed): start after the queued writes."""
+        if not self._waiting:
+            background.run(writer, self._con, self.start)
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+
 @dataclass
 class IngestReport:
     users_fetched: int = 0
@@ -590,12 +648,14 @@ def ingest(
     progress: Progress | None = None,
     registered: Iterable[str] | None = None,
     windows: MatchWindows | None = None,
+    ahead: Ahead | None = None,
 ) -> IngestReport:
     """Profiles, antichess rating histories and games of the registered players.
 
     ``registered`` is everyone registered when ``player_ids`` is one batch of them (games of other
     variants are kept only between two registered players); by default the players themselves.
-    ``windows``: where match games may be (:class:`Scope`); those are verified as they arrive."""
+    ``windows``: where match games may be (:class:`Scope`); those are verified as they arrive.
+    ``ahead``: work to do beside the download once some players' games are stored (:class:`Ahead`)."""
     stats = stats_of(client)
     start_stats = dict(stats.__dict__)
     report = IngestReport()
@@ -614,12 +674,23 @@ def ingest(
         report.players[uid] = PlayerReport(uid, history="missing", games="missing")
     # from here every write is a unit on the background writer, while the next request downloads;
     # the writer's block ends first (its units wait on the verifier's worker), then the verifier's
-    with Verifier() as verifier, BackgroundWriter(con) as writer:
-        streams = _sync_histories(con, client, ids, known, cursors, since, now, report, writer)
-        if progress is not None:
-            progress.planned(len(streams))
-        _stream_games(con, lock, client, streams, scope, now, report, concurrency, progress, writer, verifier)
-        _sync_watched_boards(con, lock, client, report, watch, scope, now, cursors, writer, verifier)
+    early: _AheadRun | None = None
+    try:
+        with Verifier() as verifier, BackgroundWriter(con) as writer:
+            streams = _sync_histories(con, client, ids, known, cursors, since, now, report, writer)
+            if ahead is not None:
+                streams = sorted(streams, key=lambda s: s[0].user_id not in ahead.players)  # theirs first
+                early = _AheadRun(ahead, con, (s[0].user_id for s in streams))
+                early.ready(writer)
+            if progress is not None:
+                progress.planned(len(streams))
+            _stream_games(
+                con, lock, client, streams, scope, now, report, concurrency, progress, writer, verifier, early
+            )
+            _sync_watched_boards(con, lock, client, report, watch, scope, now, cursors, writer, verifier)
+    finally:
+        if early is not None:
+            early.join()
 
     for uid in ids:
         p = report.players.get(uid)
@@ -697,9 +768,11 @@ def _stream_games(
     progress: Progress | None,
     writer: BackgroundWriter | None = None,
     verifier: Verifier | None = None,
+    early: _AheadRun | None = None,
 ) -> None:
     """Run the game streams, two at a time at most when ``concurrency`` allows (each on its own
-    cursor, writes holding ``lock``; with `writer`, every write is on its connection)."""
+    cursor, writes holding ``lock``; with `writer`, every write is on its connection); `early` is
+    told of each stream that ended."""
 
     def run_stream(item: Stream) -> None:
         user, since_ms, synced = item
@@ -726,6 +799,8 @@ def _stream_games(
             if worker is not con:
                 worker.close()
         player.games = "streamed"
+        if early is not None:
+            early.streamed(user.user_id, writer)
         if progress is not None:
             progress.player_done(player)
 

@@ -16,10 +16,11 @@ The row builders are pure functions of the config; the writers receive a connect
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -27,6 +28,11 @@ from pipeline.model import Config, Roster
 from pipeline.report.posts import write_findings
 from pipeline.stages import context, ratings
 from pipeline.store import gateway
+
+if TYPE_CHECKING:
+    from pipeline.lichess.ingest import Ahead
+
+log = logging.getLogger(__name__)
 
 SEVERITIES = ("error", "warning", "info")
 MIN_TEAMS_FOR_4_BOARDS = 10  # TEAM-COMP-1: 3 boards with fewer teams
@@ -216,6 +222,50 @@ def read_findings(con: duckdb.DuckDBPyConnection, kind: str | None = None) -> li
     return [Finding(**r) for r in rows.iter_rows(named=True)]
 
 
+def estimate_ratings(con: duckdb.DuckDBPyConnection, stats: ratings.EstimateStats | None = None) -> int:
+    """Bring rating_estimates up to date for the players whose RDs an audit reads
+    (queries/rd_tracked_players, from the parameters written); returns its row count."""
+    tracked = gateway.query(con, "queries/rd_tracked_players")
+    return ratings.write_rating_estimates(
+        con,
+        tuple(tracked["user_id"]),
+        stats=stats,
+        until={r["user_id"]: r["until"] for r in tracked.iter_rows(named=True) if r["until"] is not None},
+    )
+
+
+def ahead_of_audit(
+    con: duckdb.DuckDBPyConnection, config: Config, inputs: context.Inputs, now: dt.datetime
+) -> Ahead | None:
+    """What the audit and export stages of a team event can do while the ingest still downloads:
+    once the games of the players whose RDs can change tonight are stored (a last-board player's,
+    and another player's until their TEAM-ELIG-7 due time, if that is after the last audit), the
+    TD's files and this run's parameters are written, the RD estimates brought up to date
+    (:func:`estimate_ratings`) and the cap charts drawn beside the database
+    (``export.draw_cap_charts_ahead``). The audit and the export check that their inputs are
+    unchanged (the estimates' cursor and digest, the charts' digests) and redo what is not.
+    None before the first audit (nothing to resume) and for an individual event (no RDs)."""
+    if config.kind != "team" or not gateway.query(con, "queries/audit_has_run").item():
+        return None
+    last = gateway.query(con, "queries/last_audit_time").item()
+    tracked = gateway.query(con, "queries/rd_tracked_players").iter_rows(named=True)
+    players = frozenset(r["user_id"] for r in tracked if r["until"] is None or last is None or r["until"] > last)
+
+    def work(cur: duckdb.DuckDBPyConnection) -> None:
+        from pipeline.stages import export  # export reads this module
+
+        context.write_td_inputs(cur, inputs)
+        write_params(cur, config, now)
+        stats = ratings.EstimateStats()
+        estimate_ratings(cur, stats)
+        charts = export.draw_cap_charts_ahead(config, cur)
+        log.info("ahead of the audit: %d games rated, %d cap charts up to date", stats.games_rated, charts)
+
+    from pipeline.lichess.ingest import Ahead
+
+    return Ahead(players, work, name="the RD estimates and cap charts, ahead of the audit")
+
+
 # --------------------------------------------------------------------------- the stage
 
 
@@ -233,12 +283,7 @@ def audit_stage(config: Config, inputs: context.Inputs, now: dt.datetime) -> Aud
         write_params(con, config, now)
         if config.kind == "team":
             record_captains(con, inputs.roster, now)
-        tracked = gateway.query(con, "queries/rd_tracked_players")
-        report.estimates = ratings.write_rating_estimates(
-            con,
-            tuple(tracked["user_id"]),
-            until={r["user_id"]: r["until"] for r in tracked.iter_rows(named=True) if r["until"] is not None},
-        )
+        report.estimates = estimate_ratings(con)
         report.findings = read_findings(con, config.kind)
     finally:
         con.close()

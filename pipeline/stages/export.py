@@ -90,7 +90,30 @@ def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None
 def write_cap_charts(config: Config, con: Any) -> list[Path]:
     """TEAM-CAP-1..5: one chart per last-board player, ``<exports>/charts/cap_<user_id>.png``: the
     rating since cap_since against the cap, crossings marked (counted or not) with their RD; the
-    cap findings link it. Nothing before the first audit run (its parameters pick the players)."""
+    cap findings link it. Nothing before the first audit run (its parameters pick the players).
+    A chart drawn ahead from the same inputs (:func:`draw_cap_charts_ahead`) is copied."""
+    from pipeline.report import charts
+
+    return charts.write_cap_charts(cap_charts(config, con, config.paths.exports / "charts"), drawn=charts_ahead(config))
+
+
+def charts_ahead(config: Config) -> Path:
+    """Where :func:`draw_cap_charts_ahead` draws: ``<database>.charts/`` beside the (working)
+    database, out of the exports, which a run changes only once it has scored and audited."""
+    db = config.paths.database
+    return db.with_name(f"{db.stem}.charts")
+
+
+def draw_cap_charts_ahead(config: Config, con: Any) -> int:
+    """The cap charts as the database stands, drawn into :func:`charts_ahead` (only those whose
+    inputs changed since they were drawn there); returns how many charts there are."""
+    from pipeline.report import charts
+
+    return len(charts.write_cap_charts(cap_charts(config, con, charts_ahead(config))))
+
+
+def cap_charts(config: Config, con: Any, folder: Path) -> list[Any]:
+    """The cap charts to write (``charts.CapChart``), each as ``<folder>/cap_<user_id>.png``."""
     from pipeline.report import charts
 
     players = gateway.query(con, "queries/cap_chart_players").to_dicts()
@@ -104,7 +127,7 @@ def write_cap_charts(config: Config, con: Any) -> list[Path]:
         evs = events.get(p["user_id"], [])
         wanted.append(
             charts.CapChart(
-                config.paths.exports / "charts" / f"cap_{p['user_id']}.png",
+                folder / f"cap_{p['user_id']}.png",
                 p["username"],
                 p["cap"],
                 [(e["rated_at"], e["rating"]) for e in evs],
@@ -112,7 +135,7 @@ def write_cap_charts(config: Config, con: Any) -> list[Path]:
                 p["cap_since"].astimezone(dt.UTC).date(),
             )
         )
-    return charts.write_cap_charts(wanted)
+    return wanted
 
 
 def write_trf_files(config: Config, con: Any) -> list[Path]:

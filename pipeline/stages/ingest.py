@@ -21,7 +21,7 @@ from pipeline.domain import linking
 from pipeline.lichess import client
 from pipeline.lichess.ingest import IngestReport, MatchWindows, Progress, WatchedBoard, ingest, search_watched
 from pipeline.model import Config
-from pipeline.stages import context
+from pipeline.stages import audit, context
 from pipeline.store import gateway
 
 log = logging.getLogger(__name__)
@@ -114,12 +114,21 @@ def _ingest_players(
     progress: Progress | None = None,
     registered: tuple[str, ...] | None = None,
     windows: MatchWindows | None = None,
+    inputs: context.Inputs | None = None,
 ) -> IngestReport:
-    """One ingest of `players` into the configured database, with the configured client and limits."""
+    """One ingest of `players` into the configured database, with the configured client and limits;
+    with `inputs`, the audit's work that can be done ahead (audit.ahead_of_audit) is done beside
+    the download once its players' games are in, unless a later batch holds some of them."""
     lichess_client = _lichess_client(config, base_url, sleep)
     li = config.lichess
     con = gateway.connect(config.paths.database)
     try:
+        ahead = None
+        if inputs is not None:
+            ahead = audit.ahead_of_audit(con, config, inputs, now)
+            later = set(inputs.player_ids()[inputs.player_ids().index(players[-1]) + 1 :]) if players else set()
+            if ahead is not None and ahead.players & later:
+                ahead = None  # the batch that holds the last of its players does it
         return ingest(
             con,
             lichess_client,
@@ -131,6 +140,7 @@ def _ingest_players(
             progress=progress,
             registered=registered,
             windows=windows,
+            ahead=ahead,
         )
     finally:
         con.close()
@@ -154,6 +164,7 @@ def ingest_stage(
         watch=watch,
         progress=progress,
         windows=match_windows(config, inputs),
+        inputs=inputs,
     )
 
 
@@ -187,6 +198,7 @@ def ingest_batch(
         progress=progress,
         registered=registered,
         windows=match_windows(config, inputs),
+        inputs=inputs,
     )
 
 

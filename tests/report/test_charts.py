@@ -94,3 +94,27 @@ def test_a_worker_that_fails_fails_the_charts_in_one_line(tmp_path: Path) -> Non
     ) as e:
         charts.write_cap_charts(wanted, workers=2)
     assert "\n" not in str(e.value)
+
+
+def test_a_chart_drawn_ahead_from_the_same_inputs_is_copied_and_a_stale_one_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """export.draw_cap_charts_ahead draws into a folder of its own while the ingest waits on the
+    network; the export then copies each chart there whose digest is the one it wants, and draws
+    the others (a game that arrived after the drawing changed its inputs)."""
+    ahead = [
+        charts.CapChart(tmp_path / "ahead" / f"c{i}.png", f"P{i}", 2200, POINTS, CROSSINGS, SINCE) for i in range(2)
+    ]
+    charts.write_cap_charts(ahead, workers=1)
+    later = [*POINTS, (T0 + dt.timedelta(days=31), 2170)]  # P1 played once more after the drawing
+    wanted = [
+        charts.CapChart(tmp_path / "exports" / "c0.png", "P0", 2200, POINTS, CROSSINGS, SINCE),
+        charts.CapChart(tmp_path / "exports" / "c1.png", "P1", 2200, later, CROSSINGS, SINCE),
+    ]
+    drawn: list[str] = []
+    draw = charts.write_cap_chart
+    monkeypatch.setattr(charts, "write_cap_chart", lambda path, *args: drawn.append(path.name) or draw(path, *args))
+    charts.write_cap_charts(wanted, workers=1, drawn=tmp_path / "ahead")
+    assert drawn == ["c1.png"]
+    assert wanted[0].path.read_bytes() == ahead[0].path.read_bytes()
+    assert charts.recorded_digest(wanted[1].path) == charts.chart_digest(*wanted[1][1:])
