@@ -16,6 +16,7 @@ import re
 import shutil
 import struct
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -394,6 +395,21 @@ def test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table(demo: dic
     assert all(checked[(three, d)] <= 80 for d, _ in _crossing_days(cases[three][2]))
 
 
+def _cap_games(demo: dict[str, object]) -> tuple[tuple[str, ...], list[Any]]:
+    """The demo's cap-case players and every game of theirs, in rating order."""
+    ids = tuple(s.lower() for s in _cap_cases(demo["out"]))  # type: ignore[arg-type]
+    keep = set(ids)
+    rows = sorted(
+        (g for g in demo["rows"] if g.white_id in keep or g.black_id in keep),  # type: ignore[attr-defined]
+        key=lambda g: (g.last_move_at, g.created_at, g.game_id),
+    )
+    return ids, rows
+
+
+def _estimates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    return con.sql("SELECT * FROM rating_estimates ORDER BY game_id, user_id").pl()
+
+
 def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
     demo: dict[str, object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -402,26 +418,17 @@ def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
     the table equals one run over all the games. A game that arrives late and sorts before the
     cursor, a changed list of players or a new ESTIMATOR_VERSION rates everything again — with the
     same result."""
-    out: Path = demo["out"]  # type: ignore[assignment]
-    ids = tuple(s.lower() for s in _cap_cases(out))
-    keep = set(ids)
-    rows = sorted(
-        (g for g in demo["rows"] if g.white_id in keep or g.black_id in keep),  # type: ignore[attr-defined]
-        key=lambda g: (g.last_move_at, g.created_at, g.game_id),
-    )
+    ids, rows = _cap_games(demo)
     cut = dt.datetime(2026, 6, 1, tzinfo=UTC)
     early, late = [g for g in rows if g.last_move_at < cut], [g for g in rows if g.last_move_at >= cut]
     assert early and late
-
-    def table(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-        return con.sql("SELECT * FROM rating_estimates ORDER BY game_id, user_id").pl()
 
     fresh = gateway.connect(tmp_path / "fresh.duckdb")
     nightly = gateway.connect(tmp_path / "nightly.duckdb")
     try:
         gateway.upsert(fresh, "lichess_games", [g.__dict__ for g in rows])
         ratings.write_rating_estimates(fresh, ids)
-        want = table(fresh)
+        want = _estimates(fresh)
         gateway.upsert(nightly, "lichess_games", [g.__dict__ for g in early])
         first = ratings.EstimateStats()
         ratings.write_rating_estimates(nightly, ids, stats=first)
@@ -429,10 +436,10 @@ def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
         second = ratings.EstimateStats()
         ratings.write_rating_estimates(nightly, ids, stats=second)
         assert (first.resumed, second.resumed, second.games_rated) == (False, True, len(late))
-        assert table(nightly).equals(want)
+        assert _estimates(nightly).equals(want)
         third = ratings.EstimateStats()  # nothing new: resumes with nothing to rate, same table
         ratings.write_rating_estimates(nightly, ids, stats=third)
-        assert (third.resumed, third.games_rated) == (True, 0) and table(nightly).equals(want)
+        assert (third.resumed, third.games_rated) == (True, 0) and _estimates(nightly).equals(want)
         # a game deleted before the cursor (as if it had not arrived yet) and back: the prefix differs
         gone = early[len(early) // 2]
         nightly.execute("DELETE FROM lichess_games WHERE game_id = ?", [gone.game_id])
@@ -440,7 +447,7 @@ def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
         gateway.upsert(nightly, "lichess_games", [gone.__dict__])
         fourth = ratings.EstimateStats()
         ratings.write_rating_estimates(nightly, ids, stats=fourth)
-        assert (fourth.resumed, fourth.games_rated) == (False, len(rows)) and table(nightly).equals(want)
+        assert (fourth.resumed, fourth.games_rated) == (False, len(rows)) and _estimates(nightly).equals(want)
         fifth = ratings.EstimateStats()  # another player list: afresh
         ratings.write_rating_estimates(nightly, ids[:-1], stats=fifth)
         assert not fifth.resumed
@@ -448,7 +455,7 @@ def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
         sixth = ratings.EstimateStats()  # a new estimator version: afresh, same table
         monkeypatch.setattr(rd, "ESTIMATOR_VERSION", rd.ESTIMATOR_VERSION + 1)
         ratings.write_rating_estimates(nightly, ids, stats=sixth)
-        assert (sixth.resumed, sixth.games_rated) == (False, len(rows)) and table(nightly).equals(want)
+        assert (sixth.resumed, sixth.games_rated) == (False, len(rows)) and _estimates(nightly).equals(want)
     finally:
         fresh.close()
         nightly.close()
@@ -462,13 +469,8 @@ def test_a_late_game_the_estimator_does_not_rate_leaves_the_resume_intact(
     after the night's estimates and sorting before their cursor (another player's stream brings
     it later in the ingest: pipeline/stages/audit.py ahead_of_audit) changes nothing the
     estimator rated: the next call resumes with nothing to rate, and the table is one run's."""
-    out: Path = demo["out"]  # type: ignore[assignment]
-    ids = tuple(s.lower() for s in _cap_cases(out))
+    ids, rows = _cap_games(demo)
     keep = set(ids)
-    rows = sorted(
-        (g for g in demo["rows"] if g.white_id in keep or g.black_id in keep),  # type: ignore[attr-defined]
-        key=lambda g: (g.last_move_at, g.created_at, g.game_id),
-    )
     cut = dt.datetime(2026, 6, 1, tzinfo=UTC)
     player = ids[0]
     until = {player: cut}
@@ -482,22 +484,19 @@ def test_a_late_game_the_estimator_does_not_rate_leaves_the_resume_intact(
     assert alone, "the demo gives the player no game after the cut against an untracked opponent"
     late = alone[0]
 
-    def table(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-        return con.sql("SELECT * FROM rating_estimates ORDER BY game_id, user_id").pl()
-
     fresh = gateway.connect(tmp_path / "fresh.duckdb")
     nightly = gateway.connect(tmp_path / "nightly.duckdb")
     try:
         gateway.upsert(fresh, "lichess_games", [g.__dict__ for g in rows])
         ratings.write_rating_estimates(fresh, ids, until=until)
-        want = table(fresh)
+        want = _estimates(fresh)
         gateway.upsert(nightly, "lichess_games", [g.__dict__ for g in rows if g is not late])
         ratings.write_rating_estimates(nightly, ids, until=until)
         gateway.upsert(nightly, "lichess_games", [late.__dict__])
         stats = ratings.EstimateStats()
         ratings.write_rating_estimates(nightly, ids, stats=stats, until=until)
         assert (stats.resumed, stats.games_rated) == (True, 0)
-        assert table(nightly).equals(want)
+        assert _estimates(nightly).equals(want)
     finally:
         fresh.close()
         nightly.close()
