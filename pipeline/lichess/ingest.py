@@ -176,10 +176,11 @@ class _AheadRun:
         finally:
             cursor.close()
 
-    def start(self, _con: Any = None) -> None:
-        """Start the work (once); a writer unit, so that it starts after the writes queued before it."""
+    def start(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Start the work (once) on a cursor of `con`; a writer unit, so that it starts after the
+        writes queued before it."""
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, args=((_con or self._con).cursor(),), name="ingest-ahead")
+            self._thread = threading.Thread(target=self._run, args=(con.cursor(),), name="ingest-ahead")
             self._thread.start()
 
     def streamed(self, player: str, writer: BackgroundWriter | None) -> None:

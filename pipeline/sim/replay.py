@@ -600,9 +600,9 @@ def preload(folder: Path | str) -> None:
     """Start loading the dataset in `folder` in a background thread, for the next :func:`running`
     on that folder in this process: ``antichess-td nightly`` reads the demo's dataset (about 5 s
     for the 190,000 games of the demo before its profile-counted histories) while Prefect's
-    temporary server starts in its own process, instead of after it (docs/benchmarks.md, Quick start). The dataset is used only if none of its files
-    changed since the load began; a load that failed raises its error there, as
-    :meth:`Dataset.load` would have."""
+    temporary server starts in its own process, instead of after it (docs/benchmarks.md, Quick
+    start). The dataset is used only if none of its files changed since the load began; a load
+    that failed raises its error there, as :meth:`Dataset.load` would have."""
     key = Path(folder).resolve()
     dataset: list[Dataset] = []
     error: list[BaseException] = []

@@ -245,11 +245,11 @@ def ahead_of_audit(
     (``export.draw_cap_charts_ahead``). The audit and the export check that their inputs are
     unchanged (the estimates' cursor and digest, the charts' digests) and redo what is not.
     None before the first audit (nothing to resume) and for an individual event (no RDs)."""
-    if config.kind != "team" or not gateway.query(con, "queries/audit_has_run").item():
-        return None
     last = gateway.query(con, "queries/last_audit_time").item()
+    if config.kind != "team" or last is None:
+        return None
     tracked = gateway.query(con, "queries/rd_tracked_players").iter_rows(named=True)
-    players = frozenset(r["user_id"] for r in tracked if r["until"] is None or last is None or r["until"] > last)
+    players = frozenset(r["user_id"] for r in tracked if r["until"] is None or r["until"] > last)
 
     def work(cur: duckdb.DuckDBPyConnection) -> None:
         from pipeline.stages import export  # export reads this module

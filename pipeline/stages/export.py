@@ -8,13 +8,16 @@ import datetime as dt
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.model import Config
 from pipeline.report import exports
 from pipeline.report.posts import round_post, write_findings, write_results, write_standings
 from pipeline.stages import audit, pairing, placings
 from pipeline.store import gateway
+
+if TYPE_CHECKING:
+    from pipeline.report import charts
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +115,7 @@ def draw_cap_charts_ahead(config: Config, con: Any) -> int:
     return len(charts.write_cap_charts(cap_charts(config, con, charts_ahead(config))))
 
 
-def cap_charts(config: Config, con: Any, folder: Path) -> list[Any]:
+def cap_charts(config: Config, con: Any, folder: Path) -> list[charts.CapChart]:
     """The cap charts to write (``charts.CapChart``), each as ``<folder>/cap_<user_id>.png``."""
     from pipeline.report import charts
 

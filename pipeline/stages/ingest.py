@@ -123,12 +123,11 @@ def _ingest_players(
     li = config.lichess
     con = gateway.connect(config.paths.database)
     try:
-        ahead = None
-        if inputs is not None:
-            ahead = audit.ahead_of_audit(con, config, inputs, now)
-            later = set(inputs.player_ids()[inputs.player_ids().index(players[-1]) + 1 :]) if players else set()
-            if ahead is not None and ahead.players & later:
-                ahead = None  # the batch that holds the last of its players does it
+        ahead = audit.ahead_of_audit(con, config, inputs, now) if inputs is not None and players else None
+        if ahead is not None and inputs is not None:
+            everyone = inputs.player_ids()
+            if ahead.players & set(everyone[everyone.index(players[-1]) + 1 :]):
+                ahead = None  # a later batch holds some of its players: the one with the last does it
         return ingest(
             con,
             lichess_client,

@@ -7,6 +7,7 @@ SELECT g.game_id, g.created_at, g.last_move_at, g.white_id, g.black_id, g.white_
        g.white_rating_diff, g.black_rating_diff, g.winner, g.status
 FROM lichess_games g
 WHERE g.rated AND g.variant = 'antichess'
+  -- one EXISTS per side: each an equality join (one EXISTS over IN (white_id, black_id) took 2.5x as long)
   AND (EXISTS (SELECT 1 FROM (SELECT unnest($1::VARCHAR[]) AS user_id, unnest($5::TIMESTAMPTZ[]) AS until) t
                WHERE t.user_id = g.white_id AND (t.until IS NULL OR g.last_move_at < t.until))
        OR EXISTS (SELECT 1 FROM (SELECT unnest($1::VARCHAR[]) AS user_id, unnest($5::TIMESTAMPTZ[]) AS until) t

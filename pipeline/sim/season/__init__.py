@@ -16,12 +16,13 @@ before: they are counted on its profile (``perfs.antichess.games``, which the el
 read where the stored games begin after the account was created) and only 150-300
 (``STORED_GAMES``; ``stored=None``: all) are generated, plus the top-ups the rules count
 (TEAM-ELIG-3's recent games; 120-160 before the ACWC seeding date, for ACWC-ELIG-2). The
-generated games are rated game by game with Glicko-2 as Lichess runs it (``pipeline.domain.glicko``):
-each game's ``rating`` is the pre-game integer rating and ``ratingDiff`` the change, and the
-rating history is the rating after each UTC day's last rated game. Game moves come from a pool
-of legal antichess games played out by python-chess (``play_out``): a game the board ended is ``variantEnd`` (the
-side with no pieces or no moves wins) or a draw; a cut game is a resignation, a flag fall or an
-agreed draw. Each game's PGN has the same players, clock, result and moves as its JSON.
+generated games are rated game by game with Glicko-2 as Lichess runs it
+(``pipeline.domain.glicko``): each game's ``rating`` is the pre-game integer rating and
+``ratingDiff`` the change, and the rating history is the rating after each UTC day's last rated
+game. Game moves come from a pool of legal antichess games played out by python-chess
+(``play_out``): a game the board ended is ``variantEnd`` (the side with no pieces or no moves
+wins) or a draw; a cut game is a resignation, a flag fall or an agreed draw. Each game's PGN
+has the same players, clock, result and moves as its JSON.
 
 Match games follow the round windows (TEAM-FMT-3), the parts in TEAM-SCORE-2's default order,
 alternating colours; every Swiss round (1-7, or up to ``swiss_rounds``), team and ACWC, is paired

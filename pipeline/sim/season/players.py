@@ -212,10 +212,10 @@ def play_histories(
     `stored` (MIN, MAX): an account older than the stored years (`SPAN` before `end`) without a
     planted start or count, and with more than MAX games, played most of its `n` games before
     them: it starts the stored years established (its strength, RD 60) with `n` minus MIN-MAX
-    games counted on its profile
-    (:func:`_prior_games`), and plays the MIN-MAX in the stored years as above (plus the top-ups;
-    an ACWC player also 120-160 in the 3 months before `plan.counted_before`, so that ACWC-ELIG-2
-    rests on stored games). None: every game is generated."""
+    games counted on its profile (:func:`_prior_games`), and plays the MIN-MAX in the stored years
+    as above (plus the top-ups; an ACWC player also 120-160 in the 3 months before
+    `plan.counted_before`, so that ACWC-ELIG-2 rests on stored games). None: every game is
+    generated."""
     for p in players:
         start = max(p.created_at + DAY, end - SPAN)
         start = plan.start.get(p.id, start)
