@@ -16,6 +16,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import logging
+import re
 from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -199,23 +200,72 @@ def audit_findings_sql() -> str:
     return header + findings_sql(audit_files())
 
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@cache
+def _view_words() -> dict[str, frozenset[str]]:
+    """Each view of ``sql/views`` (by name) with every word of its file."""
+    return {
+        p.stem: frozenset(_WORD.findall(p.read_text(encoding="utf-8")))
+        for p in sorted((SQL_DIR / "views").glob("*.sql"))
+    }
+
+
+def _named(text: str) -> frozenset[str]:
+    """Every word of `text` and of the views it names, followed through the views they name."""
+    views = _view_words()
+    seen: set[str] = set()
+    todo = set(_WORD.findall(text))
+    while todo:
+        word = todo.pop()
+        if word not in seen:
+            seen.add(word)
+            todo |= views.get(word, frozenset())
+    return frozenset(seen)
+
+
+def tables_read(text: str) -> frozenset[str]:
+    """The stored tables (:data:`WRITABLE`) a query may read: those it names, directly or through
+    the views it names (``sql/views``, followed through the views they name). Every word counts,
+    a comment's too, so a table the query reads is never missed; at worst one is listed that it
+    does not read (tests/store/test_tables_read.py checks this against DuckDB's plans)."""
+    return _named(text) & WRITABLE
+
+
+def views_read(text: str) -> frozenset[str]:
+    """The views of ``sql/views`` a query may read, directly or through other views (as :func:`tables_read`)."""
+    return _named(text) & _view_words().keys()
+
+
+@contextlib.contextmanager
+def shadowed(con: duckdb.DuckDBPyConnection, views: Sequence[str]) -> Iterator[None]:
+    """While the block runs, each view named in `views` (in an order where a view comes after
+    those it reads) is computed once into a temporary table of the same name, which shadows the
+    view on this connection: queries that read it, directly or through other views, read the same
+    rows without computing them again. The tables are dropped after the block."""
+    made: list[str] = []
+    try:
+        for view in views:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {_column(view)} AS SELECT * FROM main.{_column(view)}")
+            made.append(view)
+        yield
+    finally:
+        for view in reversed(made):
+            con.execute(f"DROP TABLE IF EXISTS temp.{_column(view)}")
+
+
 def findings_of(con: duckdb.DuckDBPyConnection, files: Sequence[Path], shared: Sequence[str] = ()) -> pl.DataFrame:
     """``queries/audit_findings_ordered`` over the audits in `files` only: on this connection a
     temporary ``audit_findings`` view of those files shadows the stored one (which keeps every
-    audit) while the query runs, then is dropped. Each view named in `shared` (in an order where a
-    view comes after those it reads) is computed once into a temporary table of the same name that
-    shadows it meanwhile, instead of once per audit that reads it: the same rows, at one time."""
-    made: list[str] = []
-    try:
-        for view in shared:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {_column(view)} AS SELECT * FROM main.{_column(view)}")
-            made.append(view)
+    audit) while the query runs, then is dropped. The views named in `shared` are computed once
+    meanwhile (:func:`shadowed`), instead of once per audit that reads them."""
+    with shadowed(con, shared):
         con.execute(f"CREATE OR REPLACE TEMP VIEW audit_findings AS\n{findings_sql(files)}")
-        return query(con, "queries/audit_findings_ordered")
-    finally:
-        con.execute("DROP VIEW IF EXISTS temp.audit_findings")
-        for view in reversed(made):
-            con.execute(f"DROP TABLE IF EXISTS temp.{_column(view)}")
+        try:
+            return query(con, "queries/audit_findings_ordered")
+        finally:
+            con.execute("DROP VIEW IF EXISTS temp.audit_findings")
 
 
 _held: dict[Path, duckdb.DuckDBPyConnection] = {}  # files a run keeps open (see `held`), by resolved path
