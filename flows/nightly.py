@@ -1,6 +1,8 @@
 """The nightly flow: validate inputs → ingest (a task per player batch, then the casual-game
 searches) → link, score and rank → audit → export → publish → site (the static website, built
-from the snapshot just published: pipeline/stages/site.py).
+from the snapshot just published: pipeline/stages/site.py). The audits that read nothing the
+score stage decides run on a thread beside it (``audit.beside_score``); the audit task evaluates
+the rest and collects them.
 
 Logic lives in ``pipeline``; each task is one call. The flow runs inside
 ``pipeline.stages.record.recorded`` (under ``antichess-td nightly`` it adopts the run the CLI opened
@@ -10,7 +12,8 @@ snapshot TDs read is replaced only by the publish task, when everything before i
 site task comes after it: it reads only the published snapshot. A failed site build leaves the
 previous site in place and the run recorded as failed in stage ``site`` (its data is published).
 
-Tasks take the config and inputs (frozen values) and open the database themselves, so nothing
+Tasks take the config and inputs (frozen values) and open the database themselves (the audit
+task also takes the handle of the audits running beside the score task), so nothing
 unhashable crosses a task boundary (``NO_CACHE``: a nightly run must never be skipped by a cache
 hit). Only fetching is retried: an ingest task that failed because Lichess did (after the
 client's own per-request retries) runs again, resuming from its cursors; bad data and bad
@@ -85,13 +88,17 @@ def watch_task(
 
 
 @task(name="link-score-rank", cache_policy=NO_CACHE)
-def score_task(config: Config, inputs: context.Inputs, now: dt.datetime) -> dict[str, Any]:
-    return asdict(score.score_stage(config, inputs, now, verify_progress))
+def score_task(
+    config: Config, inputs: context.Inputs, now: dt.datetime, early: audit.BesideScore | None = None
+) -> dict[str, Any]:
+    return asdict(score.score_stage(config, inputs, now, verify_progress, early.seeds if early else None))
 
 
 @task(name="audit", cache_policy=NO_CACHE)
-def audit_task(config: Config, inputs: context.Inputs, now: dt.datetime) -> audit.AuditReport:
-    return audit.audit_stage(config, inputs, now)
+def audit_task(
+    config: Config, inputs: context.Inputs, now: dt.datetime, early: audit.BesideScore | None = None
+) -> audit.AuditReport:
+    return audit.audit_stage(config, inputs, now, early)
 
 
 @task(name="export", cache_policy=NO_CACHE)
@@ -189,11 +196,12 @@ def run_nightly(
         run.done("ingest", record.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"])
 
         run.stage("score")
-        scored = call(score_task, None, work, inputs, at)
-        run.done("score", scored, warnings=scored["notes"])
+        with audit.beside_score(work, inputs, at) as early:  # the audits that read no scores run meanwhile
+            scored = call(score_task, None, work, inputs, at, early)
+            run.done("score", scored, warnings=scored["notes"])
 
-        run.stage("audit")
-        report = call(audit_task, None, work, inputs, at)
+            run.stage("audit")
+            report = call(audit_task, None, work, inputs, at, early)
         audited = report.summary()
         run.done("audit", audited, warnings=audited["notes"])
 

@@ -15,9 +15,12 @@ The row builders are pure functions of the config; the writers receive a connect
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
+import threading
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -211,15 +214,46 @@ built on them), computed once per audit run instead of once per audit that reads
 third of the audits' time at 64 teams (docs/benchmarks.md)."""
 
 
-def read_findings(con: duckdb.DuckDBPyConnection, kind: str | None = None) -> list[Finding]:
-    """Every finding (audit_findings), in the CLI's order; with `kind`, only the audits of that
-    kind of event are evaluated, over the SHARED_VIEWS computed once (the same rows)."""
+def read_findings(
+    con: duckdb.DuckDBPyConnection,
+    kind: str | None = None,
+    which: Callable[[Path], bool] | None = None,
+    shadow: bool = True,
+) -> list[Finding]:
+    """Every finding (audit_findings), in the CLI's order (:func:`finding_order`); with `kind`, only
+    the audits of that kind of event are evaluated, and with `which` too, only the audit files it
+    accepts. The SHARED_VIEWS they read are computed once for them (the same rows), unless `shadow`
+    is False: the caller has (``gateway.shadowed``)."""
     if kind is None:
         rows = gateway.query(con, "queries/audit_findings_ordered")
     else:
-        own = [f for f in gateway.audit_files() if f.stem.startswith(AUDITS_OF_KIND[kind])]
-        rows = gateway.findings_of(con, own, SHARED_VIEWS)
-    return [Finding(**r) for r in rows.iter_rows(named=True)]
+        own = [
+            f for f in gateway.audit_files() if f.stem.startswith(AUDITS_OF_KIND[kind]) and (which is None or which(f))
+        ]
+        read = frozenset().union(*(gateway.views_read(gateway.audit_sql(f)) for f in own))
+        rows = gateway.findings_of(con, own, [v for v in SHARED_VIEWS if v in read] if shadow else ())
+    return sorted((Finding(**r) for r in rows.iter_rows(named=True)), key=finding_order)
+
+
+def finding_order(f: Finding) -> tuple[Any, ...]:
+    """The order ``antichess-td audit`` prints and audit_findings.csv keeps
+    (queries/audit_findings_ordered: by rule, errors first, then team, subject and detail), made
+    total by the evidence and the audit's name, so findings read in parts merge into the same list."""
+    return (
+        f.rule_id,
+        {"error": 0, "warning": 1}.get(f.severity, 2),
+        (f.team is not None, f.team or ""),  # NULLS FIRST, as the query says
+        *((x is None, x or "") for x in (f.subject, f.detail, f.evidence_url)),  # DuckDB's default: NULLS LAST
+        f.audit,
+    )
+
+
+def reads_scores(path: Path) -> bool:
+    """Whether the audit file may read a table whose rows the score stage decides (score.RESULTS):
+    the audits that do not give the same findings before and after it (:func:`beside_score`)."""
+    from pipeline.stages import score  # score reads this module
+
+    return not gateway.tables_read(gateway.audit_sql(path)).isdisjoint(score.RESULTS)
 
 
 def estimate_ratings(con: duckdb.DuckDBPyConnection, stats: ratings.EstimateStats | None = None) -> int:
@@ -269,22 +303,111 @@ def ahead_of_audit(
 # --------------------------------------------------------------------------- the stage
 
 
-def audit_stage(config: Config, inputs: context.Inputs, now: dt.datetime) -> AuditReport:
+def prepare(con: duckdb.DuckDBPyConnection, config: Config, inputs: context.Inputs, now: dt.datetime) -> None:
+    """What every audit reads from the config and the TD's files, written before any is evaluated:
+    the td_* tables, this run's audit parameters and a new captain (TEAM-COMP-8)."""
+    context.write_td_inputs(con, inputs)
+    write_params(con, config, now)
+    if config.kind == "team":
+        record_captains(con, inputs.roster, now)
+
+
+class BesideScore:
+    """The audits that read nothing the score stage decides (:func:`reads_scores` false; most of
+    the work, the eligibility and cap audits over every rated game among them), and the RD
+    estimates they read, evaluated on a thread of their own while the score stage runs on the
+    other core. Started by :func:`beside_score` once :func:`prepare` has written their inputs;
+    :func:`audit_stage` collects them and evaluates the others.
+
+    The thread computes the SHARED_VIEWS once (``gateway.shadowed``) and first reads the entrants'
+    seeding ratings from them (``context.entrant_seeds``): the score stage ranks with
+    :meth:`seeds` instead of computing the rating events a second time."""
+
+    def __init__(self, config: Config, inputs: context.Inputs, now: dt.datetime) -> None:
+        self.config, self.inputs, self.now = config, inputs, now
+        self.estimates = 0
+        self.findings: list[Finding] = []
+        self.error: BaseException | None = None
+        self._seeds: dict[str, float] | None = None
+        self._seeded = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="audits beside the score stage", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            con = gateway.connect(self.config.paths.database)
+            try:
+                with gateway.shadowed(con, SHARED_VIEWS):
+                    self._seeds = context.entrant_seeds(con, self.config)
+                    self._seeded.set()
+                    self.estimates = estimate_ratings(con)
+                    self.findings = read_findings(con, self.config.kind, lambda f: not reads_scores(f), shadow=False)
+            finally:
+                con.close()
+        except BaseException as e:  # raised again where the seeds or the findings are collected
+            self.error = e
+        finally:
+            self._seeded.set()
+
+    def seeds(self) -> dict[str, float]:
+        """Each entrant's seeding rating (``context.entrant_seeds``, as of this run's parameters),
+        once the thread has read them; its error, if it failed first."""
+        self._seeded.wait()
+        if self._seeds is None:
+            assert self.error is not None
+            raise self.error
+        return self._seeds
+
+    def result(self, config: Config, inputs: context.Inputs, now: dt.datetime) -> tuple[int, list[Finding]]:
+        """(rating_estimates rows, findings) once the thread is done; its error, if it failed.
+        Only for the run it was started for (the same config, TD files and time)."""
+        if (config, inputs, now) != (self.config, self.inputs, self.now):
+            raise ValueError("these audits were started for another run (config, TD files or time differ)")
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.estimates, self.findings
+
+
+@contextlib.contextmanager
+def beside_score(config: Config, inputs: context.Inputs, now: dt.datetime) -> Iterator[BesideScore]:
+    """Run the score stage inside the block and pass what this yields to :func:`audit_stage`: the
+    audits that do not read its results are evaluated meanwhile (:class:`BesideScore`), after
+    :func:`prepare`. The block ends only once they are done, whatever happened in it; an error of
+    theirs is raised by the audit stage, as if it had evaluated them itself."""
+    con = gateway.connect(config.paths.database)
+    try:
+        prepare(con, config, inputs, now)
+    finally:
+        con.close()
+    early = BesideScore(config, inputs, now)
+    early.thread.start()
+    try:
+        yield early
+    finally:
+        early.thread.join()
+
+
+def audit_stage(
+    config: Config, inputs: context.Inputs, now: dt.datetime, early: BesideScore | None = None
+) -> AuditReport:
     """Re-check every audit rule (sql/audits) on what is stored and write audit_findings.csv.
 
     Writes the TD's files and the audit parameters from the config (so any audit file gives the
     same rows in the duckdb CLI), records a new captain (TEAM-COMP-8), re-estimates the per-game
     RDs the cap and provisional audits read (rating_estimates: only those, queries/rd_tracked_players),
-    then reads audit_findings."""
+    then reads audit_findings. With `early` (:func:`beside_score`, around the score stage) the
+    first steps and the audits that do not read the score stage's results are done already: only
+    the others are evaluated here, and the findings are the same."""
     report = AuditReport(notes=notes_for(config))
     con = gateway.connect(config.paths.database)
     try:
-        context.write_td_inputs(con, inputs)
-        write_params(con, config, now)
-        if config.kind == "team":
-            record_captains(con, inputs.roster, now)
-        report.estimates = estimate_ratings(con)
-        report.findings = read_findings(con, config.kind)
+        if early is None:
+            prepare(con, config, inputs, now)
+            report.estimates = estimate_ratings(con)
+            report.findings = read_findings(con, config.kind)
+        else:
+            report.estimates, before = early.result(config, inputs, now)
+            report.findings = sorted(before + read_findings(con, config.kind, reads_scores), key=finding_order)
     finally:
         con.close()
     report.csv_path = write_findings(config.paths.exports / "audit_findings.csv", report.findings)

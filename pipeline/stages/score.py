@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,11 +35,18 @@ class ScoreReport:
 
 
 def score_stage(
-    config: Config, inputs: context.Inputs, now: dt.datetime, verify_progress: Callable[[int], Any] | None = None
+    config: Config,
+    inputs: context.Inputs,
+    now: dt.datetime,
+    verify_progress: Callable[[int], Any] | None = None,
+    seeds: Callable[[], dict[str, float]] | None = None,
 ) -> ScoreReport:
     """Link games to boards, score parts, boards and matches, rank: written per stage in one
     transaction. Only the rounds whose inputs changed since they were scored are linked and
-    scored again (rescore_plan); the tables are those a from-scratch run gives."""
+    scored again (rescore_plan); the tables are those a from-scratch run gives. The entrants'
+    seeding ratings, which ranking reads, come from `seeds` when given (called when the first
+    stage is ranked: ``audit.BesideScore.seeds`` reads them beside this stage), else from
+    :func:`seeding_ratings`."""
     report = ScoreReport()
     teams = len(inputs.roster.entrants)
     _, problem = context.bracket_size(config, teams)
@@ -48,7 +56,8 @@ def score_stage(
     con = gateway.connect(config.paths.database)
     try:
         context.write_td_inputs(con, inputs)
-        seeds = seeding_ratings(con, config, now)
+        if seeds is None:
+            seeds = functools.partial(dict, seeding_ratings(con, config, now))
         for stage in config.stages:
             score_one_stage(con, config, inputs, stage, now, report, seeds)
         if report.unplayed_matches:
@@ -78,6 +87,12 @@ _STAGE_TABLES = (
     "scored_rounds",
 )
 
+RESULTS = frozenset({*_STAGE_TABLES, "scored_placings", "game_verdicts"})
+"""The tables whose rows this stage decides. It also rewrites the td_* tables from the TD's files,
+as every stage does (the same rows), and writes audit_params only in a rolled-back transaction
+(:func:`seeding_ratings`): an audit that reads none of these gives the same findings before and
+after this stage, so it can run beside it (``audit.beside_score``)."""
+
 
 def score_one_stage(
     con: Any,
@@ -86,7 +101,7 @@ def score_one_stage(
     stage: Stage,
     now: dt.datetime,
     report: ScoreReport,
-    seeds: dict[str, float],
+    seeds: Callable[[], dict[str, float]],
 ) -> None:
     """One stage: link and score the rounds the rescore plan names, rank the stage, write it all
     in one transaction and add its counts to `report`. A stage with nothing paired (any more) is
@@ -119,7 +134,7 @@ def score_one_stage(
         note = swiss_rounds_note(stage, len(entrants))
         if note is not None:
             report.notes.append(note)
-    table = rank_stage(config, inputs, stage, entrants, matches, byes, seeds)
+    table = rank_stage(config, inputs, stage, entrants, matches, byes, seeds())
     with gateway.transaction(con):
         plan.write(con, linked, results, new_matches)
         gateway.replace_where(con, "scored_standings", {"stage": stage.name}, table)
