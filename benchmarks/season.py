@@ -56,7 +56,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -153,37 +153,33 @@ def verification_timer() -> Iterator[dict[str, float]]:
         score.verify_new_games = original  # type: ignore[assignment]
 
 
-def audit_step(cfg: Config, inputs: context.Inputs, now: dt.datetime) -> float | None:
-    """The audits (pipeline/stages/audit.py, audit_stage): seconds, or None
-    while they are not built."""
-    audit_stage: Callable[..., Any] | None = getattr(audit, "audit_stage", None)
-    if audit_stage is None:
-        return None
-    t0 = time.perf_counter()
-    audit_stage(cfg, inputs, now)
-    return time.perf_counter() - t0
-
-
 @dataclasses.dataclass
 class Night:
     total: float  # link + score + standings + audits + verification
     verify: float
-    audits: float | None
+    audits: float  # after the score stage: the audits that read its results, and waiting for the others
     verified: int
     rescored_rounds: int
 
     @property
     def rest(self) -> float:
-        return self.total - self.verify - (self.audits or 0.0)
+        return self.total - self.verify - self.audits
 
 
 def score_night(cfg: Config, inputs: context.Inputs, now: dt.datetime) -> Night:
-    with verification_timer() as spent:
+    """The score and audit stages as the nightly flow runs them (flows/nightly.py): on the working
+    database held open, as a recorded run holds it (``gateway.held``; its closing checkpoint is
+    the publish step's), with the audits that read no scores evaluated beside the score stage
+    (``audit.beside_score``). ``audits`` is what is left after the score stage: from its end to
+    the audit stage's."""
+    with gateway.held(cfg.paths.database), verification_timer() as spent:
         t0 = time.perf_counter()
-        report = score.score_stage(cfg, inputs, now)
-        scored = time.perf_counter() - t0
-    audits = audit_step(cfg, inputs, now)
-    return Night(scored + (audits or 0.0), spent["verify"], audits, report.verified, report.rescored_rounds)
+        with audit.beside_score(cfg, inputs, now) as early:
+            report = score.score_stage(cfg, inputs, now, seeds=early.seeds)
+            scored = time.perf_counter()
+            audit.audit_stage(cfg, inputs, now, early)
+        done = time.perf_counter()
+    return Night(done - t0, spent["verify"], done - scored, report.verified, report.rescored_rounds)
 
 
 @dataclasses.dataclass
@@ -371,7 +367,7 @@ def floor_run(folder: Path) -> Floor:
 
 
 def audits_text(n: Night) -> str:
-    return "audits_s=n/a (not built yet)" if n.audits is None else f"audits_s={n.audits:.2f}"
+    return f"audits_s={n.audits:.2f}"
 
 
 def main() -> None:
