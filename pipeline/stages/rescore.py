@@ -139,7 +139,7 @@ def near_windows(
 
 def games_by_round(con: Any, near: list[Window]) -> dict[int, str]:
     """Per round, the stored games between a window's players near it, with each column linking
-    reads, as one string (sql/queries/round_games_fingerprint.sql)."""
+    reads, as one digest (sql/queries/round_games_fingerprint.sql)."""
     frame = pl.DataFrame(
         [
             {"round": r, "board": bd, "entrant_a": ea, "p1": min(pa, pb), "p2": max(pa, pb), "lo": lo, "hi": hi}
