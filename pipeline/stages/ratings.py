@@ -54,13 +54,13 @@ Key = tuple[Any, Any, Any]  # (last_move_at, created_at, game_id): a game's plac
 
 def _digest(
     con: duckdb.DuckDBPyConnection, ids: tuple[str, ...], untils: list[dt.datetime | None], upto: Key | None
-) -> tuple[int, str]:
+) -> tuple[int, str, int]:
     """How many of the players' rated antichess games that the estimator rates (each player's
-    before their time in `untils`) sort at or before `upto` (all: None), and a digest of their
-    rows, computed in the database (queries/rated_antichess_digest)."""
+    before their time in `untils`) sort at or before `upto` (all: None), a digest of their rows,
+    and how many sort after it; computed in the database (queries/rated_antichess_digest)."""
     key = upto or (None, None, None)
-    games, digest = gateway.query(con, "queries/rated_antichess_digest", [list(ids), *key, untils]).row(0)
-    return int(games), str(digest)
+    games, digest, later = gateway.query(con, "queries/rated_antichess_digest", [list(ids), *key, untils]).row(0)
+    return int(games), str(digest), int(later)
 
 
 def write_rating_estimates(
@@ -82,16 +82,17 @@ def write_rating_estimates(
     if cursor and cursor[0]["settings"] == settings and cursor[0]["games"] > 0:
         c = cursor[0]
         key = (c["last_move_at"], c["created_at"], c["game_id"])
-        if _digest(con, ids, untils, key) == (c["games"], c["digest"]):  # the games it rated, unchanged
+        games, digest, later = _digest(con, ids, untils, key)
+        if (games, digest) == (c["games"], c["digest"]):  # the games it rated, unchanged
+            if later == 0:  # and none after them: up to date (e.g. brought there ahead of the audit)
+                stats.resumed, stats.games_rated = True, 0
+                return _rows(con)
             after = key
     todo = gateway.query(con, "queries/rated_antichess_games_of", [list(ids), *(after or (None, None, None)), untils])
-    if after is not None and todo.height == 0:  # up to date (e.g. brought there ahead of the audit)
-        stats.resumed, stats.games_rated = True, 0
-        return _rows(con)
     state = gateway.query(con, "queries/rating_estimate_tracks").to_dicts() if after else []
     estimates, tracks = rd.resume_rd(todo, state, default_opponent_rd, players=ids, until=until)
     stats.resumed, stats.games_rated = after is not None, todo.height
-    games, digest = _digest(con, ids, untils, None)
+    games, digest, _ = _digest(con, ids, untils, None)
     newest = todo.row(todo.height - 1, named=True) if todo.height else None
     last_move_at, created_at, game_id = (
         (newest["last_move_at"], newest["created_at"], newest["game_id"]) if newest else after or (None, None, None)
