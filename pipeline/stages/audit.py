@@ -174,11 +174,12 @@ def notes_for(config: Config) -> list[str]:
 
 
 def write_params(con: duckdb.DuckDBPyConnection, config: Config, now: dt.datetime) -> None:
-    """Rewrite audit_params and the list tables from the config, in one transaction."""
+    """Make audit_params and the list tables those of the config, in one transaction (a table
+    that already is is not written)."""
     with gateway.transaction(con):
-        gateway.replace_where(con, "audit_params", {}, [params_row(config, now)])
+        gateway.replace_all(con, "audit_params", [params_row(config, now)])
         for table, rows in list_rows(config).items():
-            gateway.replace_where(con, table, {}, rows)
+            gateway.replace_all(con, table, rows)
 
 
 def record_captains(con: duckdb.DuckDBPyConnection, roster: Roster, now: dt.datetime) -> int:
@@ -406,8 +407,9 @@ def audit_stage(
             report.estimates = estimate_ratings(con)
             report.findings = read_findings(con, config.kind)
         else:
+            after = read_findings(con, config.kind, reads_scores)  # while the others may still run
             report.estimates, before = early.result(config, inputs, now)
-            report.findings = sorted(before + read_findings(con, config.kind, reads_scores), key=finding_order)
+            report.findings = sorted(before + after, key=finding_order)
     finally:
         con.close()
     report.csv_path = write_findings(config.paths.exports / "audit_findings.csv", report.findings)

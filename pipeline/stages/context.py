@@ -147,13 +147,13 @@ def entrant_seeds(con: Any, config: Config) -> dict[str, float]:
 
 
 def write_td_inputs(con: Any, inputs: Inputs) -> None:
-    """td_members, td_pairings, td_overrides, td_byes: rewritten from the TD's files, in one transaction."""
+    """td_members, td_pairings, td_overrides, td_byes: made equal to the TD's files, in one
+    transaction (a table that already is is not written: every stage of a run calls this)."""
     with gateway.transaction(con):
-        gateway.replace_where(con, "td_members", {}, list(inputs.roster.members))
-        gateway.replace_where(
+        gateway.replace_all(con, "td_members", list(inputs.roster.members))
+        gateway.replace_all(
             con,
             "td_pairings",
-            {},
             [
                 {
                     "stage": p.stage,
@@ -166,5 +166,5 @@ def write_td_inputs(con: Any, inputs: Inputs) -> None:
                 for p in inputs.pairings
             ],
         )
-        gateway.replace_where(con, "td_overrides", {}, list(inputs.overrides))
-        gateway.replace_where(con, "td_byes", {}, list(inputs.byes))
+        gateway.replace_all(con, "td_overrides", list(inputs.overrides))
+        gateway.replace_all(con, "td_byes", list(inputs.byes))

@@ -17,6 +17,7 @@ import datetime as dt
 import hashlib
 import logging
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -407,6 +408,21 @@ def replace_where(
     cond = " AND ".join(f"{_column(c)} = ?" for c in where) or "TRUE"
     con.execute(f"DELETE FROM {_check(table)} WHERE {cond}", list(where.values()))
     return _insert(con, f"INSERT INTO {table}", rows)
+
+
+def replace_all(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Any] | pl.DataFrame) -> bool:
+    """Make the table hold exactly ``rows`` (in any order); when it already does, write nothing
+    (a write costs a delete, an insert and the write-ahead log, each night, for files that rarely
+    change). Returns whether it wrote. Call inside a transaction, so the comparison and the write
+    see the same rows."""
+    new = _frame(rows)
+    stored = con.sql(f"SELECT * FROM {_check(table)}").pl()
+    if set(new.columns) == set(stored.columns) or (new.height == 0 and stored.height == 0):
+        cols = stored.columns
+        if Counter(stored.rows()) == Counter(new.select(cols).rows() if new.height else []):
+            return False
+    replace_where(con, table, {}, new)
+    return True
 
 
 def replace_rounds(

@@ -1,12 +1,14 @@
 """How the gateway turns the pipeline's rows into a frame before writing them
 (pipeline/store/gateway.py ``_frame``): dataclass rows of one kind holding plain values are read
 column by column, and give exactly the frame (values and types) that reading them one dict at a
-time gives; any other rows (mixed kinds, nested values, dicts) take the per-row path."""
+time gives; any other rows (mixed kinds, nested values, dicts) take the per-row path. And
+``replace_all``, which writes a table only when its rows differ from those given."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from pathlib import Path
 
 import polars as pl
 
@@ -64,3 +66,43 @@ def test_other_rows_take_the_per_row_path() -> None:
     assert gateway._columns([]) is None
     assert gateway._frame(nested).to_dicts() == [{"name": "a", "inner": {"name": "b"}}]
     assert gateway._frame([{"name": "a"}, {"name": None}])["name"].to_list() == ["a", None]
+
+
+# --------------------------------------------------------------------------- replace_all
+
+
+def td_pairing(rnd: int, a: str, start: dt.datetime) -> dict[str, object]:
+    return {
+        "stage": "swiss",
+        "round": rnd,
+        "entrant_a": a,
+        "entrant_b": "z",
+        "window_start": start,
+        "window_end": start + dt.timedelta(days=7),
+    }
+
+
+def test_replace_all_writes_only_what_differs(tmp_path: Path) -> None:
+    """Each stage of a run writes the TD's files into the td_* tables; a table that already holds
+    exactly those rows (in any order) is left alone, and any difference (a value, a row more or
+    less) is written."""
+    con = gateway.connect(tmp_path / "t.duckdb")
+    start = dt.datetime(2026, 11, 3, tzinfo=UTC)
+    rows = [td_pairing(1, "a", start), td_pairing(2, "b", start + dt.timedelta(days=7))]
+
+    def stored() -> list[tuple[object, ...]]:
+        return con.sql("SELECT round, entrant_a, window_start FROM td_pairings ORDER BY ALL").fetchall()
+
+    with gateway.transaction(con):
+        assert gateway.replace_all(con, "td_pairings", []) is False  # empty and empty
+        assert gateway.replace_all(con, "td_pairings", rows) is True
+    with gateway.transaction(con):
+        assert gateway.replace_all(con, "td_pairings", rows[::-1]) is False
+    changed = [rows[0], {**rows[1], "window_start": start + dt.timedelta(days=8)}]
+    for other in (changed, rows[:1], [*rows, td_pairing(3, "c", start)], []):
+        with gateway.transaction(con):
+            assert gateway.replace_all(con, "td_pairings", other) is True
+        assert stored() == sorted((r["round"], r["entrant_a"], r["window_start"]) for r in other)
+        with gateway.transaction(con):
+            assert gateway.replace_all(con, "td_pairings", rows) is True
+        assert stored() == sorted((r["round"], r["entrant_a"], r["window_start"]) for r in rows)
