@@ -275,10 +275,11 @@ def test_a_disk_that_fills_mid_run_exits_3_and_the_rerun_equals_an_undisturbed_n
     assert got.failed is not None, f"the volume filled at {got.fill_at_s:.1f} s, after the run had ended"
     assert got.failed.returncode == 3
     # warnings come as they happen (work that failed on the full disk first says so), then the one
-    # error line that ends the run
+    # error line, then the run's summary
     lines = got.failed.stderr.splitlines()
-    assert lines[-1].startswith("error: no space left on "), got.failed.stderr
-    assert all(line.startswith("warning: ") for line in lines[:-1]), got.failed.stderr
+    errors = [i for i, line in enumerate(lines) if line.startswith("error: ")]
+    assert len(errors) == 1 and lines[errors[0]].startswith("error: no space left on "), got.failed.stderr
+    assert all(line.startswith("warning: ") for line in lines[: errors[0]]), got.failed.stderr
     assert "Traceback" not in got.failed.stderr
     assert (got.outcome.lost, got.outcome.duplicated, got.outcome.differing_tables) == (0, 0, [])
 
