@@ -36,8 +36,11 @@ matter more than seconds):
     one per run.
 
 Since match games are verified as they arrive (during ingest), the nightly's verification column
-shows what was left for the score step (games stored before, none normally). The audit step runs
-``pipeline.stages.audit.audit_stage(config, inputs, now)``. The last line is exactly
+shows what was left for the score step (games stored before, none normally). (a) and (b) run the
+score and audit steps as the nightly flow does (:func:`score_night`): the working database held
+open, the audits that read no scores evaluated beside the score stage
+(``pipeline.stages.audit.beside_score``), then ``audit_stage`` for the others; the audits column
+is the time after the score stage. The last line is exactly
 ``teams=64 cold_s=C nightly_s=W growth=R floor_ratio=F`` with R = nightly(64) / (2 × nightly(32))
 (1 = linear) and F the floor ratio of (c). Goals: W < 1.0, R ≤ 1.2, F ≤ 1.10.
 """
