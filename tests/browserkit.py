@@ -28,9 +28,11 @@ from __future__ import annotations
 import functools
 import http.server
 import io
+import itertools
 import os
 import shutil
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -43,7 +45,7 @@ from typing import Any
 import pytest
 from PIL import Image
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
@@ -56,6 +58,9 @@ MIN_INK = 0.001  # share of pixels off the commonest colour: one word ~0.04%, a 
 # prints noise on some shells); the browser it starts is this binary.
 DEBIAN_CHROMIUM = Path("/usr/lib/chromium/chromium")
 ARGUMENTS = ("--headless=new", "--no-sandbox", "--disable-gpu", f"--window-size={WIDTHS[0]},{HEIGHT}")
+CONSOLE_TIMEOUT = 30.0  # s a page may take to hand its console log over (ms when idle)
+_MARKER = "antichess-td browserkit: console read "
+_markers = itertools.count()
 REQUIRED_ENV = "ANTICHESS_TD_BROWSER_REQUIRED"  # set (non-empty): a missing browser fails, not skips (CI)
 MISSING = (
     "{what} is not installed: the browser tests need Debian's chromium and chromium-driver "
@@ -131,10 +136,30 @@ def serve_folder(folder: Path) -> Iterator[str]:
 # --------------------------------------------------------------------------- console, alerts
 
 
-def console_errors(driver: webdriver.Chrome) -> list[str]:
+def console_errors(driver: webdriver.Chrome, timeout: float = CONSOLE_TIMEOUT) -> list[str]:
     """The SEVERE entries of the browser console since the last call (reading the log empties it):
-    uncaught script errors, resources that failed to load."""
-    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    uncaught script errors, resources that failed to load.
+
+    Chromedriver hands the log over as its DevTools events arrive, which on a loaded machine can be
+    after the page has loaded (the suite saw a page's script error turn up at the next page's
+    read). So the page logs a marker of its own and the log is read until the marker comes back:
+    the browser logs in order, so everything the page logged before it has arrived by then. A page
+    that cannot run the marker (an alert open, no page) gets a plain read."""
+    marker = f"{_MARKER}{next(_markers)}"
+    try:
+        driver.execute_script("console.info(arguments[0])", marker)
+    except WebDriverException:
+        return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    errors: list[str] = []
+    deadline = time.monotonic() + timeout
+    while True:
+        entries = driver.get_log("browser")
+        errors += [e["message"] for e in entries if e["level"] == "SEVERE"]
+        if any(marker in e["message"] for e in entries):
+            return errors
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the browser's console did not log the kit's marker within {timeout} s")
+        time.sleep(0.02)
 
 
 def open_alert(driver: webdriver.Chrome) -> str | None:

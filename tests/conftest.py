@@ -55,6 +55,7 @@ DEMO_READERS = frozenset(
         "tests/domain/test_rd.py::test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table",
         "tests/domain/test_rd.py::test_nightly_estimates_resume_and_equal_one_run_over_all_games",
         "tests/domain/test_rd.py::test_the_audit_rates_only_the_games_an_audit_reads_and_finds_what_rating_every_game_finds",
+        "tests/domain/test_rd.py::test_a_late_game_the_estimator_does_not_rate_leaves_the_resume_intact",
         "tests/sim/test_demo_seeds.py::test_planted_facts_hold_for_the_suite_demo",
         "tests/sim/test_demo_seeds.py::test_team_comp_6_note_states_the_audited_ratings_in_the_suite_demo",
         "tests/stages/test_audits_demo.py::test_every_planted_audit_violation_is_found",
