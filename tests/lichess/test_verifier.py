@@ -108,18 +108,23 @@ def test_the_worker_gives_the_verdicts_replayed_here(
     assert logged(caplog, verifier.__name__) == [f"verified {len(rows)} match games in a worker process"]
 
 
-def test_small_batches_are_replayed_here_without_starting_the_worker() -> None:
-    rows = copies(verifier.POOL_FROM, "s")
-    small = dict(list(rows.items())[:-1])
+def test_the_worker_starts_once_the_run_has_submitted_pool_from_new_games() -> None:
+    """Batches are replayed here until the run's new candidates, every batch counted, reach
+    POOL_FROM; the batch that reaches it, and every batch after it however small, go to the worker."""
+    n = verifier.POOL_FROM
+    rows = copies(n + 2, "s")
+    games = list(rows.items())
+    first, second, third, fourth = (dict(games[:-3]), dict(games[:-2]), dict(games[-2:-1]), dict(games[-1:]))
     with verifier.Verifier() as v:
-        assert v.submit(small).result() == [verify.verify_game(g) for g in small.values()]
+        assert v.submit(first).result() == [verify.verify_game(g) for g in first.values()]
         assert v.pool is None and v.by_worker == 0
-        # one game more than any batch so far, but one new game: still here
-        assert v.submit(rows).result()[-1] == verify.verify_game(rows[f"s{verifier.POOL_FROM - 1}"])
-        assert v.pool is None
-        big = copies(verifier.POOL_FROM, "b")
-        assert v.submit(big).result() == [verify.verify_game(g) for g in big.values()]
-        assert v.pool is not None and v.by_worker == verifier.POOL_FROM
+        # a batch repeating the n - 1 games already sent adds one new game: the run's total is n
+        assert v.submit(second).result()[-1] == verify.verify_game(games[-3][1])
+        assert v.pool is not None and v.by_worker == 1
+        # one new game each: the worker runs, so they go to it
+        assert v.submit(third).result() == [verify.verify_game(games[-2][1])]
+        assert v.submit(fourth).result() == [verify.verify_game(games[-1][1])]
+        assert v.by_worker == 3 and v.submitted == n + 2
 
 
 def test_a_verdict_already_stored_is_not_asked_for() -> None:
