@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -369,23 +370,40 @@ class BesideScore:
         return self.estimates, self.findings
 
 
+BESIDE_SWITCH_S = 0.0005
+"""The interpreter's switch interval while the audits run beside the score stage (Python's default
+is 0.005 s). The score stage calls DuckDB hundreds of times, and each call gives the interpreter
+lock up and waits to take it back; while the thread beside it runs Python (on a season's first
+night, the RD estimates of every game), each wait lasts up to one interval. Measured on the quick
+start's first night: the score stage took 3.1-3.8 s beside the estimates at 0.005 s, 1.1 s at
+0.0005 s, and 0.6-0.8 s alone (docs/benchmarks.md)."""
+
+
 @contextlib.contextmanager
 def beside_score(config: Config, inputs: context.Inputs, now: dt.datetime) -> Iterator[BesideScore]:
     """Run the score stage inside the block and pass what this yields to :func:`audit_stage`: the
     audits that do not read its results are evaluated meanwhile (:class:`BesideScore`), after
     :func:`prepare`. The block ends only once they are done, whatever happened in it; an error of
-    theirs is raised by the audit stage, as if it had evaluated them itself."""
+    theirs is raised by the audit stage, as if it had evaluated them itself.
+
+    Inside the block the interpreter's switch interval is :data:`BESIDE_SWITCH_S` (restored after
+    it): see there."""
     con = gateway.connect(config.paths.database)
     try:
         prepare(con, config, inputs, now)
     finally:
         con.close()
     early = BesideScore(config, inputs, now)
-    early.thread.start()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(BESIDE_SWITCH_S)
     try:
-        yield early
+        early.thread.start()
+        try:
+            yield early
+        finally:
+            early.thread.join()
     finally:
-        early.thread.join()
+        sys.setswitchinterval(interval)
 
 
 def audit_stage(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import shutil
+import sys
 import threading
 from pathlib import Path
 
@@ -132,7 +133,10 @@ def test_a_failure_beside_is_the_audit_stages_and_nothing_waits_forever(
         early.result(early.config, inputs, NIGHT_3 + dt.timedelta(days=1))
 
     seen: list[threading.Thread] = []
+    before = sys.getswitchinterval()
     with pytest.raises(RuntimeError, match="score stage failed"), audit.beside_score(cfg, inputs, NIGHT_3) as early:
         seen.append(early.thread)
+        assert sys.getswitchinterval() == pytest.approx(audit.BESIDE_SWITCH_S)
         raise RuntimeError("score stage failed")
     assert not seen[0].is_alive()
+    assert sys.getswitchinterval() == before  # the interpreter's own, whatever happened in the block
