@@ -145,21 +145,25 @@ def console_errors(driver: webdriver.Chrome, timeout: float = CONSOLE_TIMEOUT) -
     read). So the page logs a marker of its own and the log is read until the marker comes back:
     the browser logs in order, so everything the page logged before it has arrived by then. A page
     that cannot run the marker (an alert open, no page) gets a plain read."""
-    marker = f"{_MARKER}{next(_markers)}"
+    marker = f"{_MARKER}{next(_markers)};"  # the ';': marker 1 is not a prefix of marker 12
     try:
         driver.execute_script("console.info(arguments[0])", marker)
     except WebDriverException:
-        return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        return _severe(driver.get_log("browser"))
     errors: list[str] = []
     deadline = time.monotonic() + timeout
     while True:
         entries = driver.get_log("browser")
-        errors += [e["message"] for e in entries if e["level"] == "SEVERE"]
+        errors += _severe(entries)
         if any(marker in e["message"] for e in entries):
             return errors
         if time.monotonic() > deadline:
             raise AssertionError(f"the browser's console did not log the kit's marker within {timeout} s")
         time.sleep(0.02)
+
+
+def _severe(entries: list[dict[str, Any]]) -> list[str]:
+    return [e["message"] for e in entries if e["level"] == "SEVERE"]
 
 
 def open_alert(driver: webdriver.Chrome) -> str | None:

@@ -177,7 +177,7 @@ class Verifier:
 
     def __init__(self) -> None:
         self.pool_from = POOL_FROM
-        self.pool: ProcessPoolExecutor | None = None  # started by the first batch of pool_from games
+        self.pool: ProcessPoolExecutor | None = None  # started once the run has submitted pool_from
         self._logs: logging.handlers.QueueListener | None = None  # the worker's log records, relayed
         self.by_worker = 0  # verdicts the worker delivered
         self.submitted = 0  # new candidates submitted in the run, replayed here or by the worker
