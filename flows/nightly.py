@@ -51,7 +51,8 @@ from pipeline.inputs.config import load_config
 from pipeline.lichess import ingest
 from pipeline.model import Config
 from pipeline.stages import audit, context, export, record, score, site
-from pipeline.stages.ingest import ingest_batch, ingest_watched, lichess_base_url, player_batches
+from pipeline.stages import ingest as ingest_stage
+from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches
 
 INGEST_RETRIES = 2
 
@@ -77,7 +78,8 @@ def ingest_batch_task(
     players: tuple[str, ...],
     progress: IngestProgress | None = None,
 ) -> ingest.IngestReport:
-    return ingest_batch(config, inputs, base_url, now, players, progress=progress)
+    downloaded = ingest_stage.taken(config, inputs, now, players)  # by the CLI's head start
+    return downloaded if downloaded is not None else ingest_batch(config, inputs, base_url, now, players, progress)
 
 
 @task(name="ingest-casual-games", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
@@ -174,6 +176,7 @@ def run_nightly(
     config = load_config(Path(config_path))
     at = dt.datetime.fromisoformat(now.replace("Z", "+00:00")) if now else dt.datetime.now(dt.UTC)
     with record.recorded(config, "nightly", at, flow_run_id=flow_run_id) as run:
+        at = run.as_of  # the CLI's run, when this body runs inside it: its time, its head start's
         if without_prefect is not None:
             warning = without_prefect_warning(without_prefect)
             log.warning("%s", warning)
@@ -183,10 +186,13 @@ def run_nightly(
         work = run.work
         run.stage("ingest")
         delay_s = retry_delay_s(config)
-        with (
-            lichess_base_url(work, now=at if now else None) as base_url,
-            ingest_progress(len(inputs.player_ids()), replay_throttle(config)) as progress,
-        ):
+        with ingest_stage.session(
+            work,
+            inputs,
+            at,
+            at if now else None,
+            lambda: ingest_progress(len(inputs.player_ids()), replay_throttle(config)),
+        ) as (base_url, progress):
             batches = [
                 call(ingest_batch_task, delay_s, work, inputs, base_url, at, players, progress)
                 for players in player_batches(inputs)

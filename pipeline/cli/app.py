@@ -263,7 +263,7 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
     cfg = load_config(config)
     at = _now(now)
     # the lock, the run record and bad TD input come first: before Prefect starts, nothing slow runs
-    with _writing(cfg, "nightly", at) as (run, _inputs):
+    with _writing(cfg, "nightly", at) as (run, inputs), _head_start(run, inputs, now):
         run.stage("start")
         assert cfg.paths.prefect_home is not None
         unavailable = _prefect_unavailable(cfg.paths.prefect_home, cfg.lichess.replay_data)
@@ -300,6 +300,22 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
     _say(record.summary_line(result["run_id"], cfg.paths.database))
 
 
+def _head_start(run: Any, inputs: Any, now: str | None) -> contextlib.AbstractContextManager[Any]:
+    """The ingest's head start for this run (``pipeline.stages.ingest.HeadStart``): its batches
+    download while Prefect starts, and the flow's tasks take them. Not with the in-process replay
+    server (``lichess.replay_data``, the demo): its downloads are this process's own CPU, which
+    would only slow Prefect's imports down (the quick start took 5 s longer with it,
+    docs/benchmarks.md)."""
+    from pipeline.cli import console
+    from pipeline.stages import ingest
+
+    if run.config.lichess.replay_data is not None:
+        return contextlib.nullcontext()
+
+    progress = console.ingest_progress(len(inputs.player_ids()), console.replay_throttle(run.config))
+    return ingest.head_start(run.work, inputs, run.as_of, run.as_of if now else None, progress)
+
+
 def _prefect_unavailable(home: Path, replay_data: Path | None = None) -> str | None:
     """Why Prefect's server cannot serve this nightly run (None: it can), decided within seconds
     before the flow starts: the server PREFECT_API_URL names (the environment or Prefect's
@@ -333,7 +349,8 @@ def _warm_up(replay_data: Path | None) -> None:
     """What the run will need and Prefect's temporary server does not, started in the background
     while that server starts in its own process (about 9 s on two cores, when this process would
     otherwise only wait): the flow's modules and matplotlib imported, a ``replay_data`` dataset
-    read (docs/benchmarks.md, Quick start)."""
+    read (docs/benchmarks.md, Quick start). A run that fetches from a Lichess server downloads
+    meanwhile instead (its head start, :func:`_head_start`)."""
     if replay_data is not None:
         from pipeline.sim import replay  # only for a replayed dataset, as in stages.ingest.lichess_base_url
 

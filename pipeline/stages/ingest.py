@@ -5,6 +5,12 @@
 :func:`ingest_watched` once, for the casual games of open round windows. :func:`lichess_base_url`
 starts the replay server only when the config sets ``lichess.replay_data`` (its module is imported
 there, so the production path never loads it otherwise).
+
+:class:`HeadStart` runs the nightly's batches before its flow exists: ``antichess-td nightly``
+starts it once the run is recorded and its inputs are valid, and Prefect's imports, its server
+and the flow run's creation (seconds, on the other core) overlap the download. The flow's ingest
+session (:func:`session`) adopts it: each batch task takes the batch's result instead of
+downloading it again.
 """
 
 from __future__ import annotations
@@ -13,8 +19,12 @@ import contextlib
 import datetime as dt
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import CancelledError, Future
+from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any
 
 from pipeline.domain import linking
@@ -170,9 +180,11 @@ def ingest_stage(
 INGEST_BATCH = 300  # players per batch: one POST /api/users request (it takes at most 300 ids)
 
 
-def player_batches(inputs: context.Inputs, size: int = INGEST_BATCH) -> list[tuple[str, ...]]:
-    """The players in batches for the flow's ingest tasks (a batch is retried alone)."""
+def player_batches(inputs: context.Inputs, size: int | None = None) -> list[tuple[str, ...]]:
+    """The players in batches for the flow's ingest tasks (a batch is retried alone); ``size``
+    defaults to ``INGEST_BATCH``."""
     ids = inputs.player_ids()
+    size = size or INGEST_BATCH
     return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
@@ -225,3 +237,167 @@ def ingest_watched(
         )
     finally:
         con.close()
+
+
+BatchRun = Callable[[str, "Progress | None", tuple[str, ...]], IngestReport]
+"""How a head start downloads one batch: ``run(base_url, progress, players)``."""
+
+
+class HeadStart:
+    """A nightly's player batches downloaded on a thread of their own, one after another as the
+    flow's tasks would, from before the flow exists (see the module docstring). The thread opens
+    what the ingest session holds (the Lichess server's address, a replay server for
+    ``replay_data``, the progress display) and keeps it open until :meth:`close`.
+
+    :meth:`take` hands a batch's result over, once, waiting for it: its report, or the error it
+    raised, so a batch that failed because Lichess did is retried by its task as ever, from the
+    cursors the failed attempt left. After a failed batch the thread begins no other: their tasks
+    download them (``take`` returns None for a batch never begun, or already taken)."""
+
+    def __init__(
+        self,
+        key: tuple[Path, dt.datetime, context.Inputs],
+        batches: list[tuple[str, ...]],
+        base_url: Callable[[], AbstractContextManager[str]],
+        progress: AbstractContextManager[Progress | None],
+        run: BatchRun,
+    ) -> None:
+        self.key = key
+        self._results: dict[tuple[str, ...], Future[IngestReport]] = {players: Future() for players in batches}
+        self._opened: Future[tuple[str, Progress | None]] = Future()
+        self._resources = contextlib.ExitStack()
+        self._open = (base_url, progress)
+        self._run = run
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._closed = False
+        self.taken: list[tuple[str, ...]] = []  # the batches whose results a task took
+        self._thread = threading.Thread(target=self._download, name="ingest-head-start", daemon=True)
+        self._thread.start()
+
+    def _download(self) -> None:
+        try:
+            base_url, progress = self._open
+            opened = (self._resources.enter_context(base_url()), self._resources.enter_context(progress))
+        except BaseException as e:  # the session's error, raised where the flow opens it
+            self._opened.set_exception(e)
+            with self._lock:
+                left = list(self._results.values())
+            for result in left:
+                result.cancel()
+            return
+        self._opened.set_result(opened)
+        with self._lock:  # take() pops from it meanwhile
+            batches = list(self._results.items())
+        for players, result in batches:
+            if self._stopping.is_set() or not result.set_running_or_notify_cancel():
+                break
+            try:
+                result.set_result(self._run(opened[0], opened[1], players))
+            except BaseException as e:  # the batch's error: its task raises it
+                result.set_exception(e)
+                break
+        with self._lock:
+            left = list(self._results.values())
+        for result in left:
+            result.cancel()  # never begun: their tasks download them
+
+    def opened(self) -> tuple[str, Progress | None]:
+        """The Lichess server's address and the progress display, once the thread has them (or
+        the error opening them raised)."""
+        return self._opened.result()
+
+    def take(self, players: tuple[str, ...]) -> IngestReport | None:
+        """The batch's report (waiting for it), or its error raised; None for a batch this head
+        start does not hold, did not begin, or whose result was taken already."""
+        with self._lock:
+            result = self._results.pop(players, None)
+        if result is None:
+            return None
+        try:
+            report = result.result()
+        except CancelledError:
+            return None
+        self.taken.append(players)
+        return report
+
+    def close(self) -> None:
+        """Begin no other batch, wait for the one under way, close what the thread opened
+        (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._stopping.set()
+        self._thread.join()
+        self._resources.close()
+
+
+_head_starts: dict[Path, HeadStart] = {}  # by working database: at most one nightly per process and tournament
+_head_starts_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def head_start(
+    config: Config,
+    inputs: context.Inputs,
+    now: dt.datetime,
+    replay_now: dt.datetime | None,
+    progress: AbstractContextManager[Progress | None],
+) -> Iterator[HeadStart]:
+    """The block (Prefect's start, then the flow) runs with the nightly's batches downloading
+    (:class:`HeadStart`); `config` is the run's (its ``paths.database`` the working database),
+    `now` the run's time, `replay_now` the replay server's (None: the clock). The flow's
+    :func:`session` for the same run adopts it; anything it did not take is stopped and closed
+    when the block ends."""
+    key = config.paths.database
+
+    def run(base_url: str, shown: Progress | None, players: tuple[str, ...]) -> IngestReport:
+        return ingest_batch(config, inputs, base_url, now, players, progress=shown)
+
+    ahead = HeadStart(
+        (key, now, inputs), player_batches(inputs), lambda: lichess_base_url(config, replay_now), progress, run
+    )
+    with _head_starts_lock:
+        _head_starts[key] = ahead
+    try:
+        yield ahead
+    finally:
+        with _head_starts_lock:
+            _head_starts.pop(key, None)
+        ahead.close()
+
+
+def adopted(config: Config, now: dt.datetime, inputs: context.Inputs) -> HeadStart | None:
+    """The head start of this run (same working database, time and inputs), if one is under way."""
+    with _head_starts_lock:
+        ahead = _head_starts.get(config.paths.database)
+    return ahead if ahead is not None and ahead.key == (config.paths.database, now, inputs) else None
+
+
+@contextlib.contextmanager
+def session(
+    config: Config,
+    inputs: context.Inputs,
+    now: dt.datetime,
+    replay_now: dt.datetime | None,
+    progress: Callable[[], AbstractContextManager[Progress | None]],
+) -> Iterator[tuple[str, Progress | None]]:
+    """What the flow's ingest tasks share (the Lichess server's address and the progress
+    display) for the block: the head start's, closed at the block's end, when the CLI began one
+    for this run; otherwise opened here (a replay server for ``replay_data``)."""
+    ahead = adopted(config, now, inputs)
+    if ahead is None:
+        with lichess_base_url(config, replay_now) as base_url, progress() as shown:
+            yield base_url, shown
+        return
+    try:
+        yield ahead.opened()
+    finally:
+        ahead.close()  # the progress display ends with the ingest, as without a head start
+
+
+def taken(config: Config, inputs: context.Inputs, now: dt.datetime, players: tuple[str, ...]) -> IngestReport | None:
+    """The batch's result from this run's head start, if it holds it (see :meth:`HeadStart.take`)."""
+    ahead = adopted(config, now, inputs)
+    return ahead.take(players) if ahead is not None else None
