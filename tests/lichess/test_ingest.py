@@ -285,6 +285,37 @@ def test_rating_points_month_is_zero_based(con: duckdb.DuckDBPyConnection, serve
     }
 
 
+def test_histories_fetched_before_a_failure_are_stored_with_their_cursors(tmp_path: Path) -> None:
+    """Histories are stored ingest.HISTORY_BATCH to a transaction (a commit costs the same whatever
+    it holds), so those fetched when Lichess fails are still waiting for theirs: they are stored,
+    each with its cursor, before the error ends the ingest. Request 4 answers 502 (every_5xx=4: the
+    POST, alice's and bob's histories, then dave's) and no retry is allowed: alice and bob are
+    stored, dave is not, and the rerun fetches only dave's history."""
+    from pipeline.errors import LichessError
+    from pipeline.lichess.client import RetryPolicy
+
+    assert ingest.HISTORY_BATCH > 2  # alice's and bob's histories wait in one batch
+    folder = write_dataset(tmp_path / "lichess", USERS, GAMES, HISTORIES)
+    failing = replay.ReplayOptions(games_per_s=0, faults=replay.Faults(every_5xx=4))
+    con = gateway.connect(tmp_path / "t.duckdb")
+    try:
+        with replay.running(folder, options=failing) as server:
+            client = make_client(server.base_url, "test-token", 5.0, RetryPolicy(max_retries=0))
+            with pytest.raises(LichessError, match="rating history of 'dave'"):
+                ingest.ingest(con, client, PLAYERS, SINCE, NOW)  # type: ignore[arg-type]
+        assert rows(con, "SELECT user_id FROM raw_rating_histories ORDER BY 1") == [("alice",), ("bob",)]
+        assert rows(con, "SELECT user_id FROM ingest_cursors WHERE endpoint = 'rating_history' ORDER BY 1") == [
+            ("alice",),
+            ("bob",),
+        ]
+        with replay.running(folder, options=replay.ReplayOptions(games_per_s=0)) as server:
+            report = run(con, server)
+        assert (report.histories_loaded, report.histories_unchanged) == (1, 2)
+        assert server.requests_by_kind.get("rating_history") == 1, server.requests_by_kind
+    finally:
+        con.close()
+
+
 # --------------------------------------------------------------------------- games
 
 
