@@ -750,73 +750,80 @@ def _sync_histories(
     writer: BackgroundWriter | None = None,
 ) -> list[Stream]:
     """Each found player's rating history, fetched unless its cursor says the profile's antichess
-    games and rating have not moved, and stored HISTORY_BATCH at a time (those fetched before an
-    error too); returns the game streams to run (those whose game count moved)."""
-    batch: list[HistoryRows] = []
+    games and rating have not moved, and stored HISTORY_BATCH at a time (:func:`_histories_stored`);
+    returns the game streams to run (those whose game count moved)."""
+    with _histories_stored(con, writer) as batch:
+        stats = stats_of(client)
+        streams: list[Stream] = []
+        for uid in ids:
+            user = known.get(uid)
+            if user is None:
+                continue
+            player = report.players.setdefault(uid, PlayerReport(uid))
+            if user.is_closed:
+                report.warnings.append(
+                    f"player {uid!r}: the Lichess account is closed; its games and history cannot be fetched"
+                )
+                player.history = player.games = "closed"
+                continue
+            hc = cursors.get((uid, "rating_history"))
+            if hc is not None and (hc["synced_games"], hc["synced_rating"]) == (
+                user.antichess_games,
+                user.antichess_rating,
+            ):
+                player.history = "unchanged"
+                report.histories_unchanged += 1
+            else:
+                before = stats.requests
+                perfs = fetch_rating_history(client, uid)
+                player.history = load_rating_history(con, user, perfs, now, report, writer, batch)
+                player.requests += stats.requests - before
+            gc = cursors.get((uid, "games"))
+            if gc is not None and gc["synced_games"] == user.antichess_games:
+                player.games = "unchanged"
+                report.streams_unchanged += 1
+            else:
+                since_ms = (
+                    gc["since_ms"]
+                    if gc is not None and gc["since_ms"] is not None
+                    else (to_ms(since) if since is not None else None)
+                )
+                streams.append((user, since_ms, gc["synced_games"] if gc is not None else None))
+        return streams
+
+
+@contextlib.contextmanager
+def _histories_stored(con: duckdb.DuckDBPyConnection, writer: BackgroundWriter | None) -> Iterator[list[HistoryRows]]:
+    """A batch the block adds fetched histories to, storing it each time it holds HISTORY_BATCH of
+    them; what it holds when the block ends is stored then, also when the block raised (the
+    histories fetched before a failed request are stored, and the error raised)."""
+    batch = _HistoryBatch(con, writer)
     try:
-        streams = _fetch_histories(con, client, ids, known, cursors, since, now, report, writer, batch)
+        yield batch
     except BaseException:
-        if batch:
-            with contextlib.suppress(Exception):  # the error that stopped the fetching matters more
-                store_histories(con, writer, batch)
+        with contextlib.suppress(Exception):  # the error that stopped the fetching matters more
+            batch.flush()
         raise
-    if batch:
-        store_histories(con, writer, batch)
-    return streams
+    batch.flush()
 
 
-def _fetch_histories(
-    con: duckdb.DuckDBPyConnection,
-    client: berserk.Client,
-    ids: list[str],
-    known: dict[str, UserRow],
-    cursors: dict[tuple[str, str], dict[str, Any]],
-    since: dt.datetime | None,
-    now: dt.datetime,
-    report: IngestReport,
-    writer: BackgroundWriter | None,
-    batch: list[HistoryRows],
-) -> list[Stream]:
-    stats = stats_of(client)
-    streams: list[Stream] = []
-    for uid in ids:
-        user = known.get(uid)
-        if user is None:
-            continue
-        player = report.players.setdefault(uid, PlayerReport(uid))
-        if user.is_closed:
-            report.warnings.append(
-                f"player {uid!r}: the Lichess account is closed; its games and history cannot be fetched"
-            )
-            player.history = player.games = "closed"
-            continue
-        hc = cursors.get((uid, "rating_history"))
-        if hc is not None and (hc["synced_games"], hc["synced_rating"]) == (
-            user.antichess_games,
-            user.antichess_rating,
-        ):
-            player.history = "unchanged"
-            report.histories_unchanged += 1
-        else:
-            before = stats.requests
-            perfs = fetch_rating_history(client, uid)
-            player.history = load_rating_history(con, user, perfs, now, report, writer, batch)
-            player.requests += stats.requests - before
-            if len(batch) >= HISTORY_BATCH:
-                store_histories(con, writer, batch[:])
-                batch.clear()
-        gc = cursors.get((uid, "games"))
-        if gc is not None and gc["synced_games"] == user.antichess_games:
-            player.games = "unchanged"
-            report.streams_unchanged += 1
-        else:
-            since_ms = (
-                gc["since_ms"]
-                if gc is not None and gc["since_ms"] is not None
-                else (to_ms(since) if since is not None else None)
-            )
-            streams.append((user, since_ms, gc["synced_games"] if gc is not None else None))
-    return streams
+class _HistoryBatch(list[HistoryRows]):
+    """Fetched histories waiting for their transaction (:func:`store_histories`)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, writer: BackgroundWriter | None) -> None:
+        super().__init__()
+        self.con, self.writer = con, writer
+
+    def append(self, rows: HistoryRows) -> None:
+        super().append(rows)
+        if len(self) >= HISTORY_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        if self:
+            rows = self[:]
+            self.clear()
+            store_histories(self.con, self.writer, rows)
 
 
 def _stream_games(

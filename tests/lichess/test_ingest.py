@@ -285,16 +285,23 @@ def test_rating_points_month_is_zero_based(con: duckdb.DuckDBPyConnection, serve
     }
 
 
-def test_histories_fetched_before_a_failure_are_stored_with_their_cursors(tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch", [None, 1])
+def test_histories_fetched_before_a_failure_are_stored_with_their_cursors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int | None
+) -> None:
     """Histories are stored ingest.HISTORY_BATCH to a transaction (a commit costs the same whatever
-    it holds), so those fetched when Lichess fails are still waiting for theirs: they are stored,
-    each with its cursor, before the error ends the ingest. Request 4 answers 502 (every_5xx=4: the
-    POST, alice's and bob's histories, then dave's) and no retry is allowed: alice and bob are
-    stored, dave is not, and the rerun fetches only dave's history."""
+    it holds), so those fetched when Lichess fails may still be waiting for theirs (the default
+    batch): they are stored, each with its cursor, before the error ends the ingest; with a batch
+    of 1 each was stored as it came. Request 4 answers 502 (every_5xx=4: the POST, alice's and
+    bob's histories, then dave's) and no retry is allowed: either way alice and bob are stored,
+    dave is not, and the rerun fetches only dave's history."""
     from pipeline.errors import LichessError
     from pipeline.lichess.client import RetryPolicy
 
-    assert ingest.HISTORY_BATCH > 2  # alice's and bob's histories wait in one batch
+    if batch is None:
+        assert ingest.HISTORY_BATCH > 2  # alice's and bob's histories wait in one batch
+    else:
+        monkeypatch.setattr(ingest, "HISTORY_BATCH", batch)
     folder = write_dataset(tmp_path / "lichess", USERS, GAMES, HISTORIES)
     failing = replay.ReplayOptions(games_per_s=0, faults=replay.Faults(every_5xx=4))
     con = gateway.connect(tmp_path / "t.duckdb")
