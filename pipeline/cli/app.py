@@ -175,19 +175,12 @@ _stopper = _Stopper()
 
 def _stop_prefect_server() -> None:
     """Prefect's temporary server (a child process) would outlive an ``os._exit``."""
-    server = sys.modules.get("prefect.server.api.server")
-    if server is None:
-        return
-    for instance in list(server.SubprocessASGIServer._instances.values()):
-        proc = instance.server_process
-        if proc is None:
-            continue
+    from pipeline.cli import prefect_env
+
+    server = prefect_env.temporary_server()
+    if server is not None:
         with contextlib.suppress(Exception):
-            proc.terminate()
-            try:
-                proc.wait(2)
-            except Exception:
-                proc.kill()
+            server.stop(wait_s=2)
 
 
 @contextlib.contextmanager

@@ -24,17 +24,20 @@ restart the failing server for the whole start-up timeout.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import logging
 import os
+import random
 import re
+import socket
 import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
-from collections.abc import Callable, Iterator, Mapping
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 
 def environment(home: Path, base: Mapping[str, str]) -> dict[str, str]:
@@ -149,72 +152,145 @@ def home_problem(home: Path, database: Path | None) -> str | None:
     return None
 
 
-@contextlib.contextmanager
-def _stderr_to(path: Path | None) -> Iterator[None]:
-    """File descriptor 2 pointed at `path` (appending) for the block: a child started now writes
-    its stderr there for its whole life."""
-    with open(path or os.devnull, "ab") as f:
-        saved = os.dup(2)
-        os.dup2(f.fileno(), 2)
+PORTS = range(8000, 9000)  # where Prefect looks for a free port for its temporary server
+
+
+class TemporaryServer:
+    """Prefect's temporary server, started by this process the way Prefect starts it (the same
+    uvicorn command and environment: ``prefect.server.api.server.SubprocessASGIServer``), and
+    named to Prefect as its API (``PREFECT_API_URL``) once it answers. Prefect would start it on
+    the flow's first API call, after importing the server's module in this process too (about
+    3 s of the nightly's start on two cores, only to build that command): here the server's
+    process boots while this one goes on. Stopped when the process exits (:meth:`stop`)."""
+
+    def __init__(self, output: Path | None) -> None:
+        self.output = output
+        self.process: subprocess.Popen[bytes] | None = None
+        self.port: int | None = None
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api"
+
+    def spawn(self) -> None:
+        import prefect
+        from prefect.settings import get_current_settings
+
+        self.port = _free_port()
+        env = {
+            **os.environ,
+            "PREFECT_UI_ENABLED": "0",
+            "PREFECT__SERVER_EPHEMERAL": "1",
+            "PREFECT__SERVER_FINAL": "1",
+            **get_current_settings().to_environment_variables(exclude_unset=True),
+        }
+        logging.getLogger("prefect").info("Starting temporary server on http://127.0.0.1:%s", self.port)
+        with open(self.output or os.devnull, "ab") as err:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent), "--factory"]
+                + ["prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port)]
+                + ["--log-level", "error", "--lifespan", "on"],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+            )
+
+    def answers(self) -> bool:
+        import httpx
+
         try:
-            yield
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
+            return httpx.get(f"{self.api_url}/health", timeout=5).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def stop(self, wait_s: float = 5.0) -> None:
+        """Stop the server: SIGTERM, then SIGKILL after `wait_s` (5 s, as Prefect does)."""
+        proc, self.process = self.process, None
+        if proc is None or proc.poll() is not None:
+            return
+        logging.getLogger("prefect").info("Stopping temporary server on http://127.0.0.1:%s", self.port)
+        proc.terminate()
+        try:
+            proc.wait(wait_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+_temporary: TemporaryServer | None = None
+
+
+def temporary_server() -> TemporaryServer | None:
+    """The temporary server this process started (None: none, or it was stopped)."""
+    return _temporary
+
+
+def _free_port() -> int:
+    for port in random.sample(PORTS, 20):
+        with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port for Prefect's temporary server in {PORTS.start}-{PORTS.stop - 1}")
+
+
+def _port_free(port: int) -> bool:
+    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 def start_temporary_server(output: Path | None, while_starting: Callable[[], None] | None = None) -> str | None:
-    """Start Prefect's temporary server now, as the flow's first API call would, and wait until it
-    answers (None) or has failed (why); ``while_starting`` is called once the server's process is
-    being started (the caller's work that needs no server, done meanwhile). The server's stderr
-    goes to `output` (the command's log file), not the terminal. Prefect waits up to its start-up timeout and starts the server again
-    each time it exits with code 3, uvicorn's exit both when its port is taken and when the app's
-    start-up fails (its database cannot be opened or migrated, a full disk): here a server that
-    exited while its port stayed free, or exited twice, or with another code, has failed at once,
-    and it is stopped."""
-    from prefect.server.api.server import SubprocessASGIServer
+    """Start Prefect's temporary server (:class:`TemporaryServer`) and wait until it answers
+    (None: Prefect now uses it) or has failed (why); ``while_starting`` is called once the
+    server's process is started (the caller's work that needs no server, done meanwhile). The
+    server's stderr goes to `output` (the command's log file), not the terminal. Prefect waits up
+    to its start-up timeout and starts the server again each time it exits with code 3, uvicorn's
+    exit both when its port is taken and when the app's start-up fails (its database cannot be
+    opened or migrated, a full disk): here a server that exited while its port stayed free, or
+    exited twice, or with another code, has failed at once."""
+    global _temporary
+    import prefect.context
+    from prefect.settings import get_current_settings
 
-    server = SubprocessASGIServer()
-    if server.running:
-        return None
-    spawn = server._run_uvicorn_command
-
-    def quiet_spawn() -> Any:
-        with _stderr_to(output):
-            return spawn()
-
-    server._run_uvicorn_command = quiet_spawn  # type: ignore[method-assign]
-    failed: list[BaseException] = []
-
-    def start() -> None:
-        try:
-            server.start()
-        except BaseException as e:  # a failed start is the answer, not a crash of this thread
-            failed.append(e)
-
+    timeout_s = get_current_settings().server.ephemeral.startup_timeout_seconds
     offset = output.stat().st_size if output is not None and output.exists() else 0
-    thread = threading.Thread(target=start, name="prefect-server-start", daemon=True)
-    thread.start()
+    server = TemporaryServer(output)
+    exits: list[int] = []
+    try:
+        server.spawn()
+    except (OSError, RuntimeError) as e:
+        return f"{type(e).__name__}: {e}"[:300]
+    atexit.register(server.stop)
     if while_starting is not None:
         while_starting()
-    seen: list[tuple[Any, int | None]] = []  # (process, its port)
-    while thread.is_alive():
-        thread.join(0.1)
-        proc = server.server_process
-        if proc is not None and all(proc is not p for p, _ in seen):
-            seen.append((proc, server.port))
-        exits = [(code, port) for code, port in ((p.poll(), port) for p, port in seen) if code is not None]
-        if len(exits) >= 2 or any(
-            code != 3 or (port is not None and server.is_port_available(port)) for code, port in exits
-        ):
-            _stop(server, thread)
-            why = _last_error(output, offset)
-            return f"it stopped while starting, exit code {exits[-1][0]}{' twice' if len(exits) >= 2 else ''}" + (
-                f": {why}" if why else ""
-            )
-    if failed:
-        first = str(failed[0]).strip().splitlines()
-        return f"{type(failed[0]).__name__}: {first[0] if first else ''}"[:300]
+    deadline = time.monotonic() + timeout_s
+    while not server.answers():
+        assert server.process is not None
+        code = server.process.poll()
+        if code is not None:
+            exits.append(code)
+            if code != 3 or len(exits) >= 2 or (server.port is not None and _port_free(server.port)):
+                server.stop()
+                why = _last_error(output, offset)
+                return f"it stopped while starting, exit code {code}{' twice' if len(exits) >= 2 else ''}" + (
+                    f": {why}" if why else ""
+                )
+            server.spawn()  # its port was taken meanwhile: another one
+            continue
+        if time.monotonic() > deadline:
+            server.stop()
+            return f"it did not answer within {timeout_s:g} s"
+        time.sleep(0.1)
+    os.environ["PREFECT_API_URL"] = server.api_url
+    prefect.context.refresh_global_settings_context()
+    _temporary = server
     return None
 
 
@@ -230,13 +306,3 @@ def _last_error(output: Path | None, offset: int) -> str | None:
         return None
     errors = [line for line in text.splitlines() if re.match(r"^[\w.]+(Error|Exception): \S", line)]
     return errors[-1][:300] if errors else None
-
-
-def _stop(server: Any, thread: threading.Thread) -> None:
-    """Stop a failing server and the start-up loop watching it (it ends on the missing process)."""
-    for _ in range(5):
-        server.stop()
-        thread.join(1)
-        if not thread.is_alive():
-            break
-    server.stop()
