@@ -19,7 +19,9 @@ Before ``nightly`` starts its flow, :func:`home_problem` and :func:`start_tempor
 whether Prefect's temporary server can serve it (when no ``PREFECT_API_URL`` names a server): a
 home that cannot be written, a ``prefect.db`` that is not a healthy SQLite file, or a server that
 fails at start-up send the run on without Prefect within seconds, where Prefect itself would
-restart the failing server for the whole start-up timeout.
+restart the failing server for the whole start-up timeout. The server is started by this module
+(:class:`TemporaryServer`, Prefect's own command) and named to Prefect as its ``PREFECT_API_URL``
+once it answers, so the run's process never imports Prefect's server module.
 """
 
 from __future__ import annotations
