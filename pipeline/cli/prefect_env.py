@@ -186,6 +186,7 @@ class TemporaryServer:
             "PREFECT__SERVER_FINAL": "1",
             **get_current_settings().to_environment_variables(exclude_unset=True),
         }
+        # Prefect's own words and logger: the run's log reads as with Prefect's SubprocessASGIServer
         logging.getLogger("prefect").info("Starting temporary server on http://127.0.0.1:%s", self.port)
         with open(self.output or os.devnull, "ab") as err:
             self.process = subprocess.Popen(
@@ -230,11 +231,7 @@ def temporary_server() -> TemporaryServer | None:
 
 def _free_port() -> int:
     for port in random.sample(PORTS, 20):
-        with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
+        if _port_free(port):
             return port
     raise RuntimeError(f"no free port for Prefect's temporary server in {PORTS.start}-{PORTS.stop - 1}")
 
@@ -264,12 +261,31 @@ def start_temporary_server(output: Path | None, while_starting: Callable[[], Non
     timeout_s = get_current_settings().server.ephemeral.startup_timeout_seconds
     offset = output.stat().st_size if output is not None and output.exists() else 0
     server = TemporaryServer(output)
-    exits: list[int] = []
-    try:
-        server.spawn()
-    except (OSError, RuntimeError) as e:
-        return f"{type(e).__name__}: {e}"[:300]
     atexit.register(server.stop)
+    try:
+        problem = _started(server, output, offset, timeout_s, while_starting)
+    except (OSError, RuntimeError) as e:  # no free port, no process: as a server that failed to start
+        problem = f"{type(e).__name__}: {e}"[:300]
+    if problem is not None:
+        server.stop()
+        return problem
+    os.environ["PREFECT_API_URL"] = server.api_url
+    prefect.context.refresh_global_settings_context()
+    _temporary = server
+    return None
+
+
+def _started(
+    server: TemporaryServer,
+    output: Path | None,
+    offset: int,
+    timeout_s: float,
+    while_starting: Callable[[], None] | None,
+) -> str | None:
+    """Spawn `server` and wait until it answers (None) or has failed (why: see
+    :func:`start_temporary_server`)."""
+    exits: list[int] = []
+    server.spawn()
     if while_starting is not None:
         while_starting()
     deadline = time.monotonic() + timeout_s
@@ -279,7 +295,6 @@ def start_temporary_server(output: Path | None, while_starting: Callable[[], Non
         if code is not None:
             exits.append(code)
             if code != 3 or len(exits) >= 2 or (server.port is not None and _port_free(server.port)):
-                server.stop()
                 why = _last_error(output, offset)
                 return f"it stopped while starting, exit code {code}{' twice' if len(exits) >= 2 else ''}" + (
                     f": {why}" if why else ""
@@ -287,12 +302,8 @@ def start_temporary_server(output: Path | None, while_starting: Callable[[], Non
             server.spawn()  # its port was taken meanwhile: another one
             continue
         if time.monotonic() > deadline:
-            server.stop()
             return f"it did not answer within {timeout_s:g} s"
         time.sleep(0.1)
-    os.environ["PREFECT_API_URL"] = server.api_url
-    prefect.context.refresh_global_settings_context()
-    _temporary = server
     return None
 
 

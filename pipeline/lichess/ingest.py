@@ -344,12 +344,12 @@ def load_rating_history(
     perfs: list[dict[str, Any]],
     fetched_at: dt.datetime,
     report: IngestReport,
+    batch: list[HistoryRows],
     writer: BackgroundWriter | None = None,
-    batch: list[HistoryRows] | None = None,
 ) -> str:
-    """Store a history with its cursor in one transaction (on `writer` when given: the status and
-    the counts are known before it runs), or add its rows to `batch` for :func:`store_histories`
-    to store with others in one; returns the player's history status."""
+    """Add a history and its cursor to `batch` (stored with others in one transaction:
+    :func:`_histories_stored`); a history that cannot be parsed is kept as a rejected record, on
+    `writer` when given. Returns the player's history status."""
     uid = user.user_id
     try:
         points = parse_rating_history(uid, perfs)
@@ -375,10 +375,7 @@ def load_rating_history(
         points,
         _cursor_row(uid, "rating_history", None, user.antichess_games, user.antichess_rating, fetched_at),
     )
-    if batch is not None:
-        batch.append(rows)
-    else:
-        store_histories(con, writer, [rows])
+    batch.append(rows)
     report.histories_loaded += 1
     report.rating_points_loaded += len(points)
     return "fetched"
@@ -398,7 +395,7 @@ holds, which made the histories, not Lichess, the bound on a night's first ten s
 teams: 259 histories took 5.3 s in 259 transactions and 0.1 s in one (docs/ingestion.md)."""
 
 
-def store_histories(con: duckdb.DuckDBPyConnection, writer: BackgroundWriter | None, batch: list[HistoryRows]) -> None:
+def _store_histories(con: duckdb.DuckDBPyConnection, writer: BackgroundWriter | None, batch: list[HistoryRows]) -> None:
     """Store the histories of `batch`, each with its cursor, in one transaction (on `writer` when
     given)."""
     raw = [h.raw for h in batch]
@@ -776,7 +773,7 @@ def _sync_histories(
             else:
                 before = stats.requests
                 perfs = fetch_rating_history(client, uid)
-                player.history = load_rating_history(con, user, perfs, now, report, writer, batch)
+                player.history = load_rating_history(con, user, perfs, now, report, batch, writer)
                 player.requests += stats.requests - before
             gc = cursors.get((uid, "games"))
             if gc is not None and gc["synced_games"] == user.antichess_games:
@@ -808,7 +805,7 @@ def _histories_stored(con: duckdb.DuckDBPyConnection, writer: BackgroundWriter |
 
 
 class _HistoryBatch(list[HistoryRows]):
-    """Fetched histories waiting for their transaction (:func:`store_histories`)."""
+    """Fetched histories waiting for their transaction (:func:`_store_histories`)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, writer: BackgroundWriter | None) -> None:
         super().__init__()
@@ -823,7 +820,7 @@ class _HistoryBatch(list[HistoryRows]):
         if self:
             rows = self[:]
             self.clear()
-            store_histories(self.con, self.writer, rows)
+            _store_histories(self.con, self.writer, rows)
 
 
 def _stream_games(

@@ -180,11 +180,9 @@ def ingest_stage(
 INGEST_BATCH = 300  # players per batch: one POST /api/users request (it takes at most 300 ids)
 
 
-def player_batches(inputs: context.Inputs, size: int | None = None) -> list[tuple[str, ...]]:
-    """The players in batches for the flow's ingest tasks (a batch is retried alone); ``size``
-    defaults to ``INGEST_BATCH``."""
+def player_batches(inputs: context.Inputs, size: int = INGEST_BATCH) -> list[tuple[str, ...]]:
+    """The players in batches for the flow's ingest tasks (a batch is retried alone)."""
     ids = inputs.player_ids()
-    size = size or INGEST_BATCH
     return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
@@ -281,10 +279,7 @@ class HeadStart:
             opened = (self._resources.enter_context(base_url()), self._resources.enter_context(progress))
         except BaseException as e:  # the session's error, raised where the flow opens it
             self._opened.set_exception(e)
-            with self._lock:
-                left = list(self._results.values())
-            for result in left:
-                result.cancel()
+            self._cancel_the_rest()
             return
         self._opened.set_result(opened)
         with self._lock:  # take() pops from it meanwhile
@@ -297,10 +292,14 @@ class HeadStart:
             except BaseException as e:  # the batch's error: its task raises it
                 result.set_exception(e)
                 break
+        self._cancel_the_rest()
+
+    def _cancel_the_rest(self) -> None:
+        """Cancel the batches not begun: their tasks download them."""
         with self._lock:
             left = list(self._results.values())
         for result in left:
-            result.cancel()  # never begun: their tasks download them
+            result.cancel()
 
     def opened(self) -> tuple[str, Progress | None]:
         """The Lichess server's address and the progress display, once the thread has them (or
