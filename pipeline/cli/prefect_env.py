@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import http.client
 import logging
 import os
 import random
@@ -200,12 +201,19 @@ class TemporaryServer:
             )
 
     def answers(self) -> bool:
-        import httpx
-
+        """Whether ``/health`` answers 200. Asked with the standard library's plain HTTP client:
+        ``httpx.get`` builds a client with a TLS context each call (about 40 ms of CPU loading the
+        CA bundle), which polled every 0.1 s took 2.7 s of CPU from the server's own start on two
+        cores (py-spy over the quick start's nightly; docs/benchmarks.md)."""
+        assert self.port is not None
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
         try:
-            return httpx.get(f"{self.api_url}/health", timeout=5).status_code == 200
-        except httpx.HTTPError:
+            conn.request("GET", "/api/health")
+            return conn.getresponse().status == 200
+        except (OSError, http.client.HTTPException):
             return False
+        finally:
+            conn.close()
 
     def stop(self, wait_s: float = 5.0) -> None:
         """Stop the server: SIGTERM, then SIGKILL after `wait_s` (5 s, as Prefect does)."""
