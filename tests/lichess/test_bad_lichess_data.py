@@ -394,6 +394,8 @@ BENT_PGNS = [
     '[Event "x"]\n\n1. e3 *\n',  # no player tags
     '1. e3 b5 *\n[White "Late"]\n',  # a tag after the moves is not a header
     '[White "Esc \\"q\\""]\n[Black "B"]\n\n1. e3 *\n',  # escapes kept as read_headers keeps them
+    '[White\t"Tab"]\r\n[WhiteElo "1"]\r\n[Black "B"] \r\n\r\n1. e3 *\r\n',  # CRLF, a tab, a tag that starts alike
+    '[White "A"]\n[Black "B"]\n1. e3 *\n[Black "After the moves"]\n',  # no blank line before the moves
     "",
 ]
 
