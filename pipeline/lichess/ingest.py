@@ -51,6 +51,7 @@ import duckdb
 
 from pipeline.domain import verify
 from pipeline.errors import LichessError
+from pipeline.lichess import ndjson
 from pipeline.lichess.client import (
     STREAM_ERRORS,
     GameRow,
@@ -470,7 +471,7 @@ class _GameSink:
         for line in lines:
             self.player.games_fetched += 1
             try:
-                g = json.loads(line)
+                g = ndjson.loads(line)
             except json.JSONDecodeError as e:
                 self._reject(line, None, f"not valid JSON ({e.msg} at column {e.colno})")
                 continue

@@ -58,6 +58,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from pipeline.errors import InputError
+from pipeline.lichess import ndjson
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ def _read_ndjson(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = ndjson.loads(line)
             except json.JSONDecodeError as e:
                 raise InputError(
                     path, f"line {line_no}", f"not valid JSON ({e.msg}): expected one JSON object per line"

@@ -34,14 +34,15 @@ from typing import Any
 
 import chess.pgn
 import duckdb
+import orjson
 import pytest
 from lichess_data import write_dataset
 
 from pipeline.cli import console
 from pipeline.domain.verify import pgn_players, pgn_players_problem
 from pipeline.inputs import config as config_mod
-from pipeline.lichess import ingest
-from pipeline.lichess.client import make_client
+from pipeline.lichess import ingest, ndjson
+from pipeline.lichess.client import make_client, parse_game
 from pipeline.sim import replay
 from pipeline.stages import context
 from pipeline.stages.ingest import ingest_stage, lichess_base_url
@@ -416,3 +417,21 @@ def test_header_check_compares_only_the_accounts_the_json_names() -> None:
     assert pgn_players_problem(pgn, None, "Alice") is None
     assert pgn_players_problem(pgn, None, "Bob") == "PGN Black 'ALICE' but JSON 'Bob'"
     assert pgn_players_problem(None, "Alice", "Bob") is None
+
+
+def test_a_line_orjson_refuses_is_read_as_the_standard_library_reads_it() -> None:
+    """The stream parses each line with orjson, and with json.loads when orjson refuses it: such
+    lines are accepted as before, and a bad line is rejected with the standard library's message
+    (REJECTED['not_json']). orjson reads an integer beyond 64 bits as a float: a createdAt that
+    large is then rejected as not epoch milliseconds (parse_game), where an int would have
+    overflowed the datetime."""
+    for line in ('{"id":"n","x":NaN}', '{"id":"i","x":-Infinity}', '{"id":"s","t":"\\ud800"}'):
+        with pytest.raises(orjson.JSONDecodeError):
+            orjson.loads(line)
+        assert ndjson.loads(line) == json.loads(line)
+    with pytest.raises(json.JSONDecodeError) as e:
+        ndjson.loads('{"id":"cut"')
+    assert (e.value.msg, e.value.colno) == ("Expecting ',' delimiter", 12)
+    huge = ndjson.loads('{"id":"big","createdAt":123456789012345678901234567890,"lastMoveAt":1}')
+    with pytest.raises(ValueError, match=r"createdAt 1\.2345678901234568e\+29: expected epoch milliseconds"):
+        parse_game(huge)
