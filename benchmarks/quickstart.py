@@ -97,8 +97,13 @@ def nightly_phases(lines: list[tuple[float, str]], total: float) -> list[tuple[s
                 return t
         sys.exit(f"the nightly's log has no line with {pattern!r} (after {after:.1f} s)")
 
-    marks = [("start (imports, config, lock, run record, Prefect imported)", first("Starting temporary server"))]
-    marks.append(("Prefect's temporary server starting", first("Beginning flow run", marks[-1][1])))
+    marks = [("start (imports, config, lock)", first("Starting temporary server"))]
+    marks.append(
+        (
+            "Prefect's temporary server starting (meanwhile run record, Prefect imported)",
+            first("Beginning flow run", marks[-1][1]),
+        )
+    )
     marks.append(("validate, replay server up (its dataset read)", first("replay server for", marks[-1][1])))
     batches = [t for t, line in lines if "pipeline.lichess.ingest: ingest: {" in line]
     if not batches:

@@ -21,7 +21,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -184,12 +184,15 @@ def _stop_prefect_server() -> None:
 
 
 @contextlib.contextmanager
-def _writing(cfg: Any, command: str, at: dt.datetime) -> Iterator[tuple[Any, Any]]:
+def _writing(
+    cfg: Any, command: str, at: dt.datetime, locked: Callable[[], None] | None = None
+) -> Iterator[tuple[Any, Any]]:
     """A writing command's frame: Ctrl-C/SIGTERM handling, its log file, the writer lock and its
     run record (``runs.recorded``: taken before anything slow starts, so a second run stops at
     once), then the TD's inputs validated as the run's first stage, so a refusal is recorded in
     ``runs``. A tournament that never ran (no working database, no lock file) validates first
-    instead: a first run refused at validation writes nothing at all. Yields the run and the inputs."""
+    instead: a first run refused at validation writes nothing at all. `locked` is called once the
+    lock is held. Yields the run and the inputs."""
     from pipeline.cli import console
     from pipeline.store import publish
 
@@ -201,6 +204,8 @@ def _writing(cfg: Any, command: str, at: dt.datetime) -> Iterator[tuple[Any, Any
         context.read_inputs(cfg)
     console.log_to_file(cfg.paths.database.parent, command)
     with publish.writer_lock(work):  # light: nothing heavy is imported yet
+        if locked is not None:
+            locked()
         from pipeline.stages import context, record
 
         with record.recorded(cfg, command, at) as run:
@@ -255,11 +260,16 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
 
     cfg = load_config(config)
     at = _now(now)
+    assert cfg.paths.prefect_home is not None
+    home: Path = cfg.paths.prefect_home
+    early: list[Any] = []  # Prefect's temporary server, started as soon as the lock is held
     # the lock, the run record and bad TD input come first: before Prefect starts, nothing slow runs
-    with _writing(cfg, "nightly", at) as (run, inputs), _head_start(run, inputs, now):
+    with (
+        _writing(cfg, "nightly", at, locked=lambda: early.append(_spawn_early(home))) as (run, inputs),
+        _head_start(run, inputs, now),
+    ):
         run.stage("start")
-        assert cfg.paths.prefect_home is not None
-        unavailable = _prefect_unavailable(cfg.paths.prefect_home, cfg.lichess.replay_data)
+        unavailable = _prefect_unavailable(home, cfg.lichess.replay_data, early[0] if early else None)
         import flows.nightly as flows_nightly
 
         console.quiet_prefect()
@@ -309,13 +319,28 @@ def _head_start(run: Any, inputs: Any, now: str | None) -> contextlib.AbstractCo
     return ingest.head_start(run.work, inputs, run.as_of, run.as_of if now else None, progress)
 
 
-def _prefect_unavailable(home: Path, replay_data: Path | None = None) -> str | None:
+def _spawn_early(home: Path) -> Any:
+    """Prefect's temporary server's process, started before Prefect is imported here
+    (``prefect_env.spawn_early``), or None (not sure to be wanted, or the home cannot be made:
+    :func:`_prefect_unavailable` says why)."""
+    from pipeline.cli import console, prefect_env
+
+    try:
+        prefect_env.configure(home)
+    except OSError:
+        return None
+    return prefect_env.spawn_early(console.log_file())
+
+
+def _prefect_unavailable(home: Path, replay_data: Path | None = None, early: Any = None) -> str | None:
     """Why Prefect's server cannot serve this nightly run (None: it can), decided within seconds
     before the flow starts: the server PREFECT_API_URL names (the environment or Prefect's
     profile) does not answer /health; or, without one, Prefect's temporary server cannot use its
     home (not writable, a prefect.db that is not a healthy SQLite file) or stops while starting.
-    While the temporary server starts (in its own process), a ``replay_data`` dataset is read for
-    the ingest stage (``replay.preload``). Leaves Prefect imported, its loggers writing through ours."""
+    `early` is that server's process if :func:`_spawn_early` started it: waited for when Prefect's
+    settings want a temporary server on the same database, else stopped. While the temporary
+    server starts (in its own process), a ``replay_data`` dataset is read for the ingest stage
+    (``replay.preload``). Leaves Prefect imported, its loggers writing through ours."""
     from pipeline.cli import console, prefect_env
 
     try:
@@ -326,15 +351,22 @@ def _prefect_unavailable(home: Path, replay_data: Path | None = None) -> str | N
 
     settings = get_current_settings()
     console.quiet_prefect()
+    url = settings.server.database.connection_url
+    database = prefect_env.sqlite_database(url.get_secret_value()) if url else Path(settings.home) / "prefect.db"
+    if early is not None and (
+        settings.api.url or database != Path(os.environ["PREFECT_HOME"]).expanduser() / "prefect.db"
+    ):
+        early.stop(wait_s=2)  # the settings name a server, or another database: not this one
+        early = None
     if settings.api.url:
         problem = _prefect_server_problem(settings.api.url)
         return None if problem is None else f"Prefect's server at {settings.api.url} is unavailable ({problem})"
-    url = settings.server.database.connection_url
-    database = prefect_env.sqlite_database(url.get_secret_value()) if url else Path(settings.home) / "prefect.db"
     problem = prefect_env.home_problem(Path(settings.home), database)
     if problem is None:
-        problem = prefect_env.start_temporary_server(console.log_file(), lambda: _warm_up(replay_data))
+        problem = prefect_env.start_temporary_server(console.log_file(), lambda: _warm_up(replay_data), early)
         console.quiet_prefect()
+    elif early is not None:
+        early.stop(wait_s=2)
     return None if problem is None else f"Prefect's temporary server cannot start ({problem})"
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import http.client
+import importlib.util
 import logging
 import os
 import random
@@ -170,28 +171,37 @@ class TemporaryServer:
         self.output = output
         self.process: subprocess.Popen[bytes] | None = None
         self.port: int | None = None
+        self.offset: int | None = None  # the output's size before the first start: its lines after it are the server's
 
     @property
     def api_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/api"
 
     def spawn(self) -> None:
-        import prefect
-        from prefect.settings import get_current_settings
-
+        """Start the server's process on a free port. Prefect passes it the settings this process
+        has as environment variables; before Prefect is imported here (:func:`spawn_early`) the
+        server reads them itself, from the same sources (this environment, Prefect's profile in
+        ``PREFECT_HOME``, the working folder's files): nothing here sets one otherwise."""
         self.port = _free_port()
+        if self.offset is None:
+            self.offset = self.output.stat().st_size if self.output is not None and self.output.exists() else 0
+        settings: dict[str, str] = {}
+        if "prefect.settings" in sys.modules:
+            from prefect.settings import get_current_settings
+
+            settings = get_current_settings().to_environment_variables(exclude_unset=True)
         env = {
             **os.environ,
             "PREFECT_UI_ENABLED": "0",
             "PREFECT__SERVER_EPHEMERAL": "1",
             "PREFECT__SERVER_FINAL": "1",
-            **get_current_settings().to_environment_variables(exclude_unset=True),
+            **settings,
         }
         # Prefect's own words and logger: the run's log reads as with Prefect's SubprocessASGIServer
         logging.getLogger("prefect").info("Starting temporary server on http://127.0.0.1:%s", self.port)
         with open(self.output or os.devnull, "ab") as err:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent), "--factory"]
+                [sys.executable, "-m", "uvicorn", "--app-dir", _prefect_parent(), "--factory"]
                 + ["prefect.server.api.server:create_app", "--host", "127.0.0.1", "--port", str(self.port)]
                 + ["--log-level", "error", "--lifespan", "on"],
                 env=env,
@@ -232,6 +242,39 @@ class TemporaryServer:
 _temporary: TemporaryServer | None = None
 
 
+def _prefect_parent() -> str:
+    """The folder Prefect's package is in (``prefect.__module_path__.parent``), found without
+    importing it."""
+    spec = importlib.util.find_spec("prefect")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("Prefect is not installed")
+    return str(Path(next(iter(spec.submodule_search_locations))).parent)
+
+
+def spawn_early(output: Path | None) -> TemporaryServer | None:
+    """Start Prefect's temporary server's process now, before Prefect is imported here (about 2.5 s
+    of the nightly's start on two cores, then 0.8 s of run record): its own start, mostly imports,
+    runs on the other core meanwhile, and :func:`start_temporary_server` then waits for it
+    (``spawned``). Call it with ``PREFECT_HOME`` set (:func:`configure`) and the writer lock held.
+    Only where the server is sure to be wanted: no ``PREFECT_API_URL`` or database URL in the
+    environment, and a usable home (:func:`home_problem`); Prefect's settings, read once it is
+    imported, decide in the end (a profile may name a server): an early server they do not want
+    is stopped. None when nothing was started."""
+    if os.environ.get("PREFECT_API_URL") or os.environ.get("PREFECT_API_DATABASE_CONNECTION_URL"):
+        return None
+    home = Path(os.environ["PREFECT_HOME"]).expanduser()
+    if home_problem(home, home / "prefect.db") is not None:
+        return None
+    server = TemporaryServer(output)
+    atexit.register(server.stop)
+    try:
+        server.spawn()
+    except (OSError, RuntimeError):
+        server.stop()
+        return None
+    return server
+
+
 def temporary_server() -> TemporaryServer | None:
     """The temporary server this process started (None: none, or it was stopped)."""
     return _temporary
@@ -253,7 +296,11 @@ def _port_free(port: int) -> bool:
         return True
 
 
-def start_temporary_server(output: Path | None, while_starting: Callable[[], None] | None = None) -> str | None:
+def start_temporary_server(
+    output: Path | None,
+    while_starting: Callable[[], None] | None = None,
+    spawned: TemporaryServer | None = None,
+) -> str | None:
     """Start Prefect's temporary server (:class:`TemporaryServer`) and wait until it answers
     (None: Prefect now uses it) or has failed (why); ``while_starting`` is called once the
     server's process is started (the caller's work that needs no server, done meanwhile). The
@@ -261,17 +308,20 @@ def start_temporary_server(output: Path | None, while_starting: Callable[[], Non
     to its start-up timeout and starts the server again each time it exits with code 3, uvicorn's
     exit both when its port is taken and when the app's start-up fails (its database cannot be
     opened or migrated, a full disk): here a server that exited while its port stayed free, or
-    exited twice, or with another code, has failed at once."""
+    exited twice, or with another code, has failed at once. With `spawned` (:func:`spawn_early`),
+    that server's process is the one waited for."""
     global _temporary
     import prefect.context
     from prefect.settings import get_current_settings
 
     timeout_s = get_current_settings().server.ephemeral.startup_timeout_seconds
-    offset = output.stat().st_size if output is not None and output.exists() else 0
-    server = TemporaryServer(output)
-    atexit.register(server.stop)
+    if spawned is not None:
+        server = spawned
+    else:
+        server = TemporaryServer(output)
+        atexit.register(server.stop)
     try:
-        problem = _started(server, output, offset, timeout_s, while_starting)
+        problem = _started(server, output, timeout_s, while_starting)
     except (OSError, RuntimeError) as e:  # no free port, no process: as a server that failed to start
         problem = f"{type(e).__name__}: {e}"[:300]
     if problem is not None:
@@ -286,14 +336,14 @@ def start_temporary_server(output: Path | None, while_starting: Callable[[], Non
 def _started(
     server: TemporaryServer,
     output: Path | None,
-    offset: int,
     timeout_s: float,
     while_starting: Callable[[], None] | None,
 ) -> str | None:
     """Spawn `server` and wait until it answers (None) or has failed (why: see
     :func:`start_temporary_server`)."""
     exits: list[int] = []
-    server.spawn()
+    if server.process is None:
+        server.spawn()
     if while_starting is not None:
         while_starting()
     deadline = time.monotonic() + timeout_s
@@ -303,7 +353,7 @@ def _started(
         if code is not None:
             exits.append(code)
             if code != 3 or len(exits) >= 2 or (server.port is not None and _port_free(server.port)):
-                why = _last_error(output, offset)
+                why = _last_error(output, server.offset or 0)
                 return f"it stopped while starting, exit code {code}{' twice' if len(exits) >= 2 else ''}" + (
                     f": {why}" if why else ""
                 )

@@ -111,6 +111,40 @@ def test_a_dead_server_at_prefect_api_url_runs_the_same_nightly_without_prefect(
 
 
 @pytest.mark.prefect
+def test_a_dead_server_named_by_prefects_profile_stops_the_temporary_server_started_early(
+    tmp_path: Path, reference: Path
+) -> None:
+    """The dead server is named by the active profile in Prefect's home, not the environment: the
+    nightly starts Prefect's temporary server before Prefect is imported (prefect_env.spawn_early:
+    nothing in the environment names a server), then Prefect's settings name one, so that early
+    server is stopped and the run goes on without Prefect, as with PREFECT_API_URL set. The port
+    the early server had is free again once the run has ended, and it was stopped before the
+    run went on."""
+    toml = copy_skeleton(tmp_path) / "tournament.toml"
+    home = load_config(toml).paths.prefect_home
+    assert home is not None
+    home.mkdir(parents=True, exist_ok=True)
+    api = f"http://127.0.0.1:{closed_port()}/api"
+    (home / "profiles.toml").write_text(
+        f'active = "td"\n\n[profiles.td]\nPREFECT_API_URL = "{api}"\n', encoding="utf-8"
+    )
+    proc = cli("nightly", "--config", str(toml), "--now", AFTER_ALL)
+    check_ran_without_prefect(
+        proc,
+        toml,
+        reference,
+        re.compile(re.escape(f"Prefect's server at {api} is unavailable (") + r"\[Errno \d+\] .+\)"),
+    )
+    [log] = (load_config(toml).paths.database.parent / "logs").glob("*-nightly-*.log")
+    text = log.read_text(encoding="utf-8")
+    [port] = re.findall(r"Starting temporary server on http://127\.0\.0\.1:(\d+)", text)
+    stopped = text.index(f"Stopping temporary server on http://127.0.0.1:{port}")
+    assert stopped < text.index(f"Prefect's server at {api} is unavailable")  # at once, not at exit
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", int(port)))  # nothing is left listening there
+
+
+@pytest.mark.prefect
 def test_a_server_whose_api_fails_after_health_answers_runs_the_same_nightly_without_prefect(
     tmp_path: Path, reference: Path
 ) -> None:
