@@ -44,6 +44,7 @@ from typing import Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
+from prefect.utilities.annotations import quote
 
 from pipeline.cli.console import IngestProgress, ingest_progress, replay_throttle, verify_progress
 from pipeline.errors import LichessError
@@ -139,10 +140,15 @@ only to tell Prefect's server how it ended, and the CLI reports the run as the b
 
 def through_prefect(task: Any, retry_delay_s: float | None, *args: Any) -> Any:
     """A task run by Prefect (inside the ``nightly`` flow): fetching tasks with INGEST_RETRIES
-    retries after ``retry_delay_s``, on Lichess errors only (``_lichess_failed``)."""
+    retries after ``retry_delay_s``, on Lichess errors only (``_lichess_failed``). Each argument
+    is passed ``quote``d, and the task's function receives it as it is: the body calls tasks with
+    values, never futures, so Prefect has nothing to find by walking them (the TD's files, the
+    findings, every pairing), which it did twice per task run (about 1.4 s of the quick start's
+    nightly on the main thread, py-spy)."""
+    quoted = [quote(a) for a in args]
     if retry_delay_s is None:
-        return task(*args)
-    return task.with_options(retries=INGEST_RETRIES, retry_delay_seconds=retry_delay_s)(*args)
+        return task(*quoted)
+    return task.with_options(retries=INGEST_RETRIES, retry_delay_seconds=retry_delay_s)(*quoted)
 
 
 def as_functions(task: Any, retry_delay_s: float | None, *args: Any) -> Any:
