@@ -100,7 +100,7 @@ def nightly_phases(lines: list[tuple[float, str]], total: float) -> list[tuple[s
     marks = [("start (imports, config, lock)", first("Starting temporary server"))]
     marks.append(
         (
-            "Prefect's temporary server starting (meanwhile run record, Prefect imported)",
+            "Prefect's server starting (and run record, Prefect import)",
             first("Beginning flow run", marks[-1][1]),
         )
     )
