@@ -12,6 +12,9 @@
   port, a thread), yielding its base URL.
 - ``console_errors(driver)``: the SEVERE entries of the browser's console since the last call
   (uncaught script errors, resources that failed to load).
+- ``load(driver, url)``: open a page and wait until it is parsed (``document.readyState``
+  complete) or has opened an alert: on a loaded machine ``driver.get`` can return before the
+  page's scripts ran, and an alert then opens after the test looked for it.
 - ``open_alert(driver)``: the text of an alert the page opened (dismissed), or None.
 - ``crawl(driver, root_url)``: every page reachable by internal links from ``root_url``, each
   page's console errors and alerts, every internal link (``a[href]``, and the ``link``, ``img``
@@ -144,7 +147,9 @@ def console_errors(driver: webdriver.Chrome, timeout: float = CONSOLE_TIMEOUT) -
     after the page has loaded (the suite saw a page's script error turn up at the next page's
     read). So the page logs a marker of its own and the log is read until the marker comes back:
     the browser logs in order, so everything the page logged before it has arrived by then. A page
-    that cannot run the marker (an alert open, no page) gets a plain read."""
+    that cannot run the marker (an alert open, no page) gets a plain read, and so does a page that
+    opens an alert after the marker ran (its log waits behind the dialog: the caller finds the
+    alert with :func:`open_alert`, as ``crawl`` does)."""
     marker = f"{_MARKER}{next(_markers)};"  # the ';': marker 1 is not a prefix of marker 12
     try:
         driver.execute_script("console.info(arguments[0])", marker)
@@ -155,7 +160,7 @@ def console_errors(driver: webdriver.Chrome, timeout: float = CONSOLE_TIMEOUT) -
     while True:
         entries = driver.get_log("browser")
         errors += _severe(entries)
-        if any(marker in e["message"] for e in entries):
+        if any(marker in e["message"] for e in entries) or _alert_is_open(driver):
             return errors
         if time.monotonic() > deadline:
             raise AssertionError(f"the browser's console did not log the kit's marker within {timeout} s")
@@ -164,6 +169,33 @@ def console_errors(driver: webdriver.Chrome, timeout: float = CONSOLE_TIMEOUT) -
 
 def _severe(entries: list[dict[str, Any]]) -> list[str]:
     return [e["message"] for e in entries if e["level"] == "SEVERE"]
+
+
+def load(driver: webdriver.Chrome, url: str, timeout: float = CONSOLE_TIMEOUT) -> None:
+    """``driver.get(url)``, then wait until the page is parsed (``document.readyState`` is
+    ``complete``: every script in it has run, and an alert one of them opened would have stopped
+    the parser) or an alert is open. Then :func:`open_alert` and :func:`console_errors` see what
+    the page did, however loaded the machine."""
+    driver.get(url)
+    deadline = time.monotonic() + timeout
+    while not _alert_is_open(driver):
+        try:
+            if driver.execute_script("return document.readyState") == "complete":
+                return
+        except WebDriverException:  # an alert opened between the two questions
+            continue
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{url} was neither parsed nor showing an alert within {timeout} s")
+        time.sleep(0.02)
+
+
+def _alert_is_open(driver: webdriver.Chrome) -> bool:
+    """Whether the page has an alert (or confirm, prompt) open; it stays open."""
+    try:
+        driver.switch_to.alert  # noqa: B018 (the property asks the browser)
+    except NoAlertPresentException:
+        return False
+    return True
 
 
 def open_alert(driver: webdriver.Chrome) -> str | None:
@@ -284,9 +316,11 @@ def crawl(driver: webdriver.Chrome, root_url: str) -> Crawl:
         if why is not None:
             found.broken.append(Broken(referrer, page, why))
             continue
-        driver.get(page)
+        load(driver, page)
         alert = open_alert(driver)
         errors = [e for e in console_errors(driver) if not _is_favicon_probe(driver, e)]
+        if alert is None:  # one a script opened after the page was parsed (a timer, an event)
+            alert = open_alert(driver)
         errors += [f"alert opened: {alert!r}"] if alert is not None else []
         found.pages[page] = errors
         ids[page] = set(
