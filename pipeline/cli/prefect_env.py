@@ -197,6 +197,8 @@ class TemporaryServer:
             "PREFECT__SERVER_FINAL": "1",
             **settings,
         }
+        global _temporary
+        _temporary = self  # from now on a Ctrl-C must stop it (temporary_server)
         # Prefect's own words and logger: the run's log reads as with Prefect's SubprocessASGIServer
         logging.getLogger("prefect").info("Starting temporary server on http://127.0.0.1:%s", self.port)
         with open(self.output or os.devnull, "ab") as err:
@@ -227,6 +229,9 @@ class TemporaryServer:
 
     def stop(self, wait_s: float = 5.0) -> None:
         """Stop the server: SIGTERM, then SIGKILL after `wait_s` (5 s, as Prefect does)."""
+        global _temporary
+        if _temporary is self:
+            _temporary = None
         proc, self.process = self.process, None
         if proc is None or proc.poll() is not None:
             return
@@ -276,7 +281,9 @@ def spawn_early(output: Path | None) -> TemporaryServer | None:
 
 
 def temporary_server() -> TemporaryServer | None:
-    """The temporary server this process started (None: none, or it was stopped)."""
+    """The temporary server this process started, from the moment its process was spawned
+    (answering or not yet: a Ctrl-C while it starts must stop it too) until it was stopped; None:
+    none."""
     return _temporary
 
 

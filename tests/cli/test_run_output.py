@@ -283,6 +283,60 @@ def test_ctrl_c_mid_ingest_closes_the_run_within_5_s_and_stops_prefects_server(t
         time.sleep(0.2)
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _running(pid: int) -> bool:
+    """Whether `pid` is a live process (a zombie no one has reaped yet is not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+@pytest.mark.slow
+def test_sigterm_while_prefects_server_starts_stops_that_server(tmp_path: Path) -> None:
+    """SIGTERM to the nightly's process alone (as `kill PID` sends it) while Prefect's temporary
+    server is still starting: the run ends with exit 143 and takes the server with it. The server
+    starts as soon as the run holds its lock, seconds before it answers; a process that exits
+    with os._exit runs no atexit handler, so an unstopped server would outlive the run."""
+    toml = skeleton_at(tmp_path, 0)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "nightly", "--config", str(toml), "--now", AFTER_ALL],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=td_env(),
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    servers: list[int] = []
+    while not servers:  # the server's process: a child running uvicorn
+        servers = [c for c in _children(proc.pid) if b"uvicorn" in Path(f"/proc/{c}/cmdline").read_bytes()]
+        assert proc.poll() is None and time.monotonic() < deadline, "no temporary server was started"
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGTERM)
+    try:
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    try:
+        assert proc.returncode == 143, stderr[-2000:]
+        deadline = time.monotonic() + 10
+        while _running(servers[0]):
+            assert time.monotonic() < deadline, "Prefect's temporary server outlived the run"
+            time.sleep(0.1)
+    finally:
+        if _running(servers[0]):  # a failed check leaves no server behind
+            os.kill(servers[0], signal.SIGKILL)
+
+
 # --------------------------------------------------------------------------- small things
 
 
