@@ -353,9 +353,7 @@ def _prefect_unavailable(home: Path, replay_data: Path | None = None, early: Any
     console.quiet_prefect()
     url = settings.server.database.connection_url
     database = prefect_env.sqlite_database(url.get_secret_value()) if url else Path(settings.home) / "prefect.db"
-    if early is not None and (
-        settings.api.url or database != Path(os.environ["PREFECT_HOME"]).expanduser() / "prefect.db"
-    ):
+    if early is not None and (settings.api.url or database != early.database):
         early.stop(wait_s=2)  # the settings name a server, or another database: not this one
         early = None
     if settings.api.url:

@@ -167,11 +167,13 @@ class TemporaryServer:
     3 s of the nightly's start on two cores, only to build that command): here the server's
     process boots while this one goes on. Stopped when the process exits (:meth:`stop`)."""
 
-    def __init__(self, output: Path | None) -> None:
+    def __init__(self, output: Path | None, database: Path | None = None) -> None:
         self.output = output
+        self.database = database  # the SQLite file it was started for, when started before Prefect's settings were read
         self.process: subprocess.Popen[bytes] | None = None
         self.port: int | None = None
         self.offset: int | None = None  # the output's size before the first start: its lines after it are the server's
+        atexit.register(self.stop)
 
     @property
     def api_url(self) -> str:
@@ -264,14 +266,13 @@ def spawn_early(output: Path | None) -> TemporaryServer | None:
     Only where the server is sure to be wanted: no ``PREFECT_API_URL`` or database URL in the
     environment, and a usable home (:func:`home_problem`); Prefect's settings, read once it is
     imported, decide in the end (a profile may name a server): an early server they do not want
-    is stopped. None when nothing was started."""
+    is stopped (``database`` says which one it assumed). None when nothing was started."""
     if os.environ.get("PREFECT_API_URL") or os.environ.get("PREFECT_API_DATABASE_CONNECTION_URL"):
         return None
     home = Path(os.environ["PREFECT_HOME"]).expanduser()
     if home_problem(home, home / "prefect.db") is not None:
         return None
-    server = TemporaryServer(output)
-    atexit.register(server.stop)
+    server = TemporaryServer(output, home / "prefect.db")
     try:
         server.spawn()
     except (OSError, RuntimeError):
@@ -317,16 +318,11 @@ def start_temporary_server(
     opened or migrated, a full disk): here a server that exited while its port stayed free, or
     exited twice, or with another code, has failed at once. With `spawned` (:func:`spawn_early`),
     that server's process is the one waited for."""
-    global _temporary
     import prefect.context
     from prefect.settings import get_current_settings
 
     timeout_s = get_current_settings().server.ephemeral.startup_timeout_seconds
-    if spawned is not None:
-        server = spawned
-    else:
-        server = TemporaryServer(output)
-        atexit.register(server.stop)
+    server = spawned if spawned is not None else TemporaryServer(output)
     try:
         problem = _started(server, output, timeout_s, while_starting)
     except (OSError, RuntimeError) as e:  # no free port, no process: as a server that failed to start
@@ -336,7 +332,6 @@ def start_temporary_server(
         return problem
     os.environ["PREFECT_API_URL"] = server.api_url
     prefect.context.refresh_global_settings_context()
-    _temporary = server
     return None
 
 
