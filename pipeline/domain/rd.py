@@ -202,7 +202,11 @@ UNKNOWN = _Belief(RD_MIN, RD_MAX)
 
 
 def _clip(x: float, lo: float, hi: float) -> float:
-    return min(max(x, lo), hi)
+    """min(max(x, lo), hi), written out (the same value for every input, NaN and -0.0 included:
+    max returns its first argument unless the second is greater, min unless the second is less),
+    since the estimator clips about thirty times a game."""
+    y = lo if lo > x else x
+    return hi if hi < y else y
 
 
 def _g(rd: float) -> float:
@@ -509,7 +513,7 @@ def _rate_game(
     if not any(is_tracked):
         return []  # nothing of this game is kept, and no track moves
     priors = [_predict_pre(tracks.get(ids[i]), at, sides[i].rating) if is_tracked[i] else default for i in (0, 1)]
-    posts, methods, meas_pres = _settle(priors, sides, default)
+    posts, methods, meas_pres = _settle(priors, sides, default, is_tracked)
     out = []
     for i in (0, 1):
         post, diff = posts[i], sides[i].diff
@@ -555,27 +559,34 @@ def _sides(g: dict[str, Any]) -> list[_Side] | None:
 
 
 def _settle(
-    priors: list[_Belief], sides: list[_Side], default: _Belief
+    priors: list[_Belief], sides: list[_Side], default: _Belief, wanted: list[bool]
 ) -> tuple[list[_Belief | None], list[RdMethod], list[_Belief | None]]:
-    """Each side's posterior, method and measured pre-game belief: each side's pre-game belief
-    depends on the other's, so the two are refined together for ROUNDS rounds."""
+    """Each `wanted` side's posterior, method and measured pre-game belief (None, 'unknown', None
+    for the others): each side's pre-game belief depends on the other's, so the two are refined
+    together for ROUNDS rounds. Round r of a side reads only the other side's pre-game belief
+    from round r - 1, so only the combinations a wanted side's last round depends on are
+    computed: all 2 x ROUNDS when both sides are wanted, a chain of ROUNDS alternating between
+    the sides when one is (a tracked player against an outsider: most games). The values are
+    those of every round computed in full."""
     assert default.rd is not None  # the default opponent's belief is a point (estimate_rd builds it so)
-    pres = list(priors)
+    default_rd = default.rd
+    done: dict[tuple[int, int], tuple[_Belief, _Belief, RdMethod, _Belief | None]] = {}
+
+    def combined(r: int, i: int) -> tuple[_Belief, _Belief, RdMethod, _Belief | None]:
+        """Side i's _combine in round r (1-based), against the other side's pre-game belief after
+        round r - 1 (its prior before round 1)."""
+        if (r, i) not in done:
+            o = 1 - i
+            opp_pre = priors[o] if r == 1 else combined(r - 1, o)[1]
+            done[r, i] = _combine(priors[i], sides[i], sides[o].rating, opp_pre, default_rd)
+        return done[r, i]
+
     posts: list[_Belief | None] = [None, None]
     methods: list[RdMethod] = ["unknown", "unknown"]
     meas_pres: list[_Belief | None] = [None, None]
-    for _ in range(ROUNDS):
-        new_pres = list(pres)
-        for i in (0, 1):
-            o = 1 - i
-            posts[i], new_pres[i], methods[i], meas_pres[i] = _combine(
-                priors[i],
-                sides[i],
-                sides[o].rating,
-                pres[o],
-                default.rd,
-            )
-        pres = new_pres
+    for i in (0, 1):
+        if wanted[i]:
+            posts[i], _, methods[i], meas_pres[i] = combined(ROUNDS, i)
     return posts, methods, meas_pres
 
 

@@ -234,6 +234,44 @@ def test_team_cap_5_error_bounds_on_simulated_worlds(volatility: float) -> None:
         assert a["above_80"] > 0  # the threshold is exercised
 
 
+def _settle_every_round(
+    priors: list[Any], sides: list[Any], default: Any, wanted: list[bool]
+) -> tuple[list[Any], list[str], list[Any]]:
+    """The fixed-point rounds as the module docstring states them, computed in full: in each of
+    rd.ROUNDS rounds both sides are combined against the other side's pre-game belief from the
+    round before (its prior in the first); a wanted side's last round gives its row."""
+    pres = list(priors)
+    last: list[Any] = [None, None]
+    for _ in range(rd.ROUNDS):
+        last = [rd._combine(priors[i], sides[i], sides[1 - i].rating, pres[1 - i], default.rd) for i in (0, 1)]
+        pres = [last[0][1], last[1][1]]
+    return (
+        [last[i][0] if wanted[i] else None for i in (0, 1)],
+        [last[i][2] if wanted[i] else "unknown" for i in (0, 1)],
+        [last[i][3] if wanted[i] else None for i in (0, 1)],
+    )
+
+
+@pytest.mark.parametrize("tracked", ["registered", "everyone"])
+def test_the_rounds_computed_for_the_tracked_sides_only_give_the_rows_of_every_round(
+    tracked: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TEAM-CAP-5's estimates combine the two sides of a game over rd.ROUNDS rounds. The estimator
+    computes only what a tracked side's last round reads (a chain of rounds alternating between
+    the sides against an outsider); its rows and final state must be exactly, float for float,
+    those of every round of both sides computed in full. Worlds with outsiders (tracked:
+    registered players) and a closed world (everyone tracked, both sides of every game)."""
+    for seed in (1, 2):
+        games, _, ids = simulate(seed, 0.06)
+        players = ids if tracked == "registered" else None
+        fast = rd.resume_rd(games, [], players=players)
+        with monkeypatch.context() as m:
+            m.setattr(rd, "_settle", _settle_every_round)
+            full = rd.resume_rd(games, [], players=players)
+        assert fast[0].height > 100
+        assert fast[0].equals(full[0], null_equal=True) and fast[1].equals(full[1], null_equal=True)
+
+
 # --------------------------------------------------------------------------- the suite's demo: (b) and (c)
 
 
