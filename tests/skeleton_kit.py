@@ -49,3 +49,14 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> 
     return subprocess.run(
         [sys.executable, "-m", "pipeline", *args], capture_output=True, text=True, timeout=timeout, env=env or td_env()
     )
+
+
+def flow_run_begun(toml: Path) -> bool:
+    """Whether a nightly run of the tournament at `toml` has logged the start of its Prefect flow
+    run (its log file, in the database's folder's logs/). The nightly downloads from the moment it
+    holds its lock (the ingest's head start), so a progress line alone does not say that Prefect
+    has started and the flow's ingest stage is under way."""
+    logs = load_config(toml).paths.database.parent / "logs"
+    return any(
+        "Beginning flow run" in p.read_text(encoding="utf-8", errors="replace") for p in logs.glob("*-nightly-*.log")
+    )

@@ -269,7 +269,7 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
         _head_start(run, inputs, now),
     ):
         run.stage("start")
-        unavailable = _prefect_unavailable(home, cfg.lichess.replay_data, early[0] if early else None)
+        unavailable = _prefect_unavailable(home, early[0] if early else None)
         import flows.nightly as flows_nightly
 
         console.quiet_prefect()
@@ -305,15 +305,13 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
 
 def _head_start(run: Any, inputs: Any, now: str | None) -> contextlib.AbstractContextManager[Any]:
     """The ingest's head start for this run (``pipeline.stages.ingest.HeadStart``): its batches
-    download while Prefect starts, and the flow's tasks take them. Not with the in-process replay
-    server (``lichess.replay_data``, the demo): its downloads are this process's own CPU, which
-    would only slow Prefect's imports down (the quick start took 5 s longer with it,
+    download while Prefect starts, and the flow's tasks take them. With the in-process replay
+    server too (``lichess.replay_data``, the demo): its downloads are this process's own CPU, but
+    Prefect's temporary server starts in its own process from the moment the lock is held, and
+    the two share the machine's cores (the quick start's nightly took about 2 s less with it,
     docs/benchmarks.md)."""
     from pipeline.cli import console
     from pipeline.stages import ingest
-
-    if run.config.lichess.replay_data is not None:
-        return contextlib.nullcontext()
 
     progress = console.ingest_progress(len(inputs.player_ids()), console.replay_throttle(run.config))
     return ingest.head_start(run.work, inputs, run.as_of, run.as_of if now else None, progress)
@@ -332,15 +330,15 @@ def _spawn_early(home: Path) -> Any:
     return prefect_env.spawn_early(console.log_file())
 
 
-def _prefect_unavailable(home: Path, replay_data: Path | None = None, early: Any = None) -> str | None:
+def _prefect_unavailable(home: Path, early: Any = None) -> str | None:
     """Why Prefect's server cannot serve this nightly run (None: it can), decided within seconds
     before the flow starts: the server PREFECT_API_URL names (the environment or Prefect's
     profile) does not answer /health; or, without one, Prefect's temporary server cannot use its
     home (not writable, a prefect.db that is not a healthy SQLite file) or stops while starting.
     `early` is that server's process if :func:`_spawn_early` started it: waited for when Prefect's
     settings want a temporary server on the same database, else stopped. While the temporary
-    server starts (in its own process), a ``replay_data`` dataset is read for the ingest stage
-    (``replay.preload``). Leaves Prefect imported, its loggers writing through ours."""
+    server starts (in its own process), the run's later modules are imported (:func:`_warm_up`).
+    Leaves Prefect imported, its loggers writing through ours."""
     from pipeline.cli import console, prefect_env
 
     try:
@@ -361,23 +359,18 @@ def _prefect_unavailable(home: Path, replay_data: Path | None = None, early: Any
         return None if problem is None else f"Prefect's server at {settings.api.url} is unavailable ({problem})"
     problem = prefect_env.home_problem(Path(settings.home), database)
     if problem is None:
-        problem = prefect_env.start_temporary_server(console.log_file(), lambda: _warm_up(replay_data), early)
+        problem = prefect_env.start_temporary_server(console.log_file(), _warm_up, early)
         console.quiet_prefect()
     elif early is not None:
         early.stop(wait_s=2)
     return None if problem is None else f"Prefect's temporary server cannot start ({problem})"
 
 
-def _warm_up(replay_data: Path | None) -> None:
+def _warm_up() -> None:
     """What the run will need and Prefect's temporary server does not, started in the background
-    while that server starts in its own process (about 9 s on two cores, when this process would
-    otherwise only wait): the flow's modules and matplotlib imported, a ``replay_data`` dataset
-    read (docs/benchmarks.md, Quick start). A run that fetches from a Lichess server downloads
-    meanwhile instead (its head start, :func:`_head_start`)."""
-    if replay_data is not None:
-        from pipeline.sim import replay  # only for a replayed dataset, as in stages.ingest.lichess_base_url
-
-        replay.preload(replay_data)
+    while that server starts in its own process (about 9 s on two cores, while the ingest's head
+    start downloads): the flow's modules and matplotlib imported (docs/benchmarks.md, Quick
+    start)."""
 
     def imports() -> None:
         import flows.nightly  # noqa: F401

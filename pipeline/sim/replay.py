@@ -571,79 +571,12 @@ def _player_ids(g: dict[str, Any]) -> set[str]:
     return out
 
 
-def _files_state(folder: Path) -> tuple[tuple[str, int, int], ...]:
-    """Name, size and modification time of every file a dataset is loaded from."""
-    paths = [folder / "users.ndjson", folder / "games.ndjson"]
-    for sub in ("rating-history", "games-raw"):
-        if (folder / sub).is_dir():
-            paths += sorted((folder / sub).iterdir())
-    out = []
-    for path in paths:
-        with contextlib.suppress(OSError):
-            st = path.stat()
-            out.append((str(path), st.st_size, st.st_mtime_ns))
-    return tuple(out)
-
-
-@dataclass
-class _Preload:
-    state: tuple[tuple[str, int, int], ...]
-    thread: threading.Thread
-    dataset: list[Dataset]  # the loaded dataset, once the thread has ended
-    error: list[BaseException]  # or why it could not be loaded
-
-
-_preloads: dict[Path, _Preload] = {}
-_preloads_lock = threading.Lock()
-
-
-def preload(folder: Path | str) -> None:
-    """Start loading the dataset in `folder` in a background thread, for the next :func:`running`
-    on that folder in this process: ``antichess-td nightly`` reads the demo's dataset (about 5 s
-    for the 190,000 games of the demo before its profile-counted histories) while Prefect's
-    temporary server starts in its own process, instead of after it (docs/benchmarks.md, Quick
-    start). The dataset is used only if none of its files changed since the load began; a load
-    that failed raises its error there, as :meth:`Dataset.load` would have."""
-    key = Path(folder).resolve()
-    dataset: list[Dataset] = []
-    error: list[BaseException] = []
-
-    def load() -> None:
-        try:
-            dataset.append(Dataset.load(key))
-        except BaseException as e:  # raised again by the running() that takes it
-            error.append(e)
-
-    item = _Preload(
-        _files_state(key), threading.Thread(target=load, name="replay-preload", daemon=True), dataset, error
-    )
-    with _preloads_lock:
-        _preloads[key] = item
-    item.thread.start()
-
-
-def _preloaded(folder: Path | str) -> Dataset | None:
-    """The dataset :func:`preload` loaded from `folder` (waiting for it), once; None when there is
-    none or a file changed since."""
-    key = Path(folder).resolve()
-    with _preloads_lock:
-        item = _preloads.pop(key, None)
-    if item is None:
-        return None
-    item.thread.join()
-    if item.state != _files_state(key):
-        return None
-    if item.error:
-        raise item.error[0]
-    return item.dataset[0]
-
-
 @contextlib.contextmanager
 def running(
     data: Path | str | Dataset, port: int = 0, now: dt.datetime | None = None, options: ReplayOptions | None = None
 ) -> Iterator[ReplayServer]:
     """Serve a dataset in a background thread for the duration of the block."""
-    dataset = data if isinstance(data, Dataset) else (_preloaded(data) or Dataset.load(data))
+    dataset = data if isinstance(data, Dataset) else Dataset.load(data)
     server = ReplayServer(dataset, port=port, now=now, options=options)
     thread = threading.Thread(target=server.serve_forever, name="replay-server", daemon=True)
     thread.start()

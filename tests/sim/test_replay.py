@@ -178,45 +178,6 @@ def test_malformed_games_line_names_file_and_line(tmp_path: Path) -> None:
     assert exc.value.where == "line 3"
 
 
-def test_preloaded_dataset_is_served_once_then_loaded_again(tmp_path: Path) -> None:
-    """replay.preload (antichess-td nightly reads the dataset while Prefect's server starts): the
-    next running() on the folder serves the dataset read in the background; the one after reads
-    the files again, so a game added to games.ndjson in between is served."""
-    folder = write_dataset(tmp_path / "data", [_user("alice", "Alice"), _user("bob", "Bob")], [GAME["g1"]], {})
-    replay.preload(folder)
-    (folder / "games.ndjson").write_text("", encoding="utf-8")  # changed after the load began
-    with replay.running(folder) as s:
-        assert ids(s.games_of("alice")) == []
-    replay.preload(folder)
-    with replay.running(folder) as s:
-        preloaded = s.dataset
-        assert ids(s.games_of("alice")) == []
-    (folder / "games.ndjson").write_text(json.dumps(GAME["g1"]) + "\n", encoding="utf-8")
-    with replay.running(folder) as s:
-        assert s.dataset is not preloaded
-        assert ids(s.games_of("alice")) == ["g1"]
-
-
-def test_preloaded_dataset_is_the_one_the_files_hold(tmp_path: Path) -> None:
-    """replay.preload: the dataset running() takes from the background load is the loaded one."""
-    folder = write_dataset(tmp_path / "data", [_user("alice", "Alice"), _user("bob", "Bob")], [GAME["g1"]], {})
-    replay.preload(folder)
-    with replay.running(folder) as s:
-        assert ids(s.games_of("alice")) == ["g1"]
-        assert s.dataset.games == replay.Dataset.load(folder).games
-
-
-def test_preload_error_is_raised_by_running(tmp_path: Path) -> None:
-    """replay.preload: a dataset that cannot be read fails the running() that takes it, with the
-    error Dataset.load gives ('games.ndjson line N: ...')."""
-    folder = write_dataset(tmp_path / "bad", [_user("alice", "Alice")], [], {})
-    (folder / "games.ndjson").write_text('{"id": "g2", "createdAt": \n', encoding="utf-8")
-    replay.preload(folder)
-    with pytest.raises(InputError) as exc, replay.running(folder):
-        pass
-    assert str(exc.value).startswith("games.ndjson line 1: not valid JSON (")
-
-
 # --------------------------------------------------------------------------- GET /api/user/{name}
 
 
