@@ -70,7 +70,8 @@ UNFINISHED = ONGOING | NEVER_EXPORTED
 TRUEISH = frozenset({"1", "true", "True", "on", "yes"})
 
 
-def _read_ndjson(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _read_ndjson(path: Path) -> Iterator[tuple[int, dict[str, Any], str]]:
+    """Each JSON object of an NDJSON file: its line number, the object and the line as read."""
     with path.open(encoding="utf-8") as f:
         for line_no, line in enumerate(f, 1):
             if not line.strip():
@@ -83,7 +84,7 @@ def _read_ndjson(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 ) from None
             if not isinstance(obj, dict):
                 raise InputError(path, f"line {line_no}", "expected a JSON object")
-            yield line_no, obj
+            yield line_no, obj, line
 
 
 @dataclass
@@ -95,6 +96,10 @@ class Dataset:
     games: list[dict[str, Any]]
     games_by_user: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     raw_lines_by_user: dict[str, list[bytes]] = field(default_factory=dict)  # games-raw/, served verbatim
+    lines: dict[int, bytes] = field(default_factory=dict)
+    """id() of a game of ``games`` → its line of games.ndjson (newline included), as loaded: served
+    as it is when the export writes the game unchanged (:func:`_exported_line`). The games are
+    kept in ``games`` and never replaced, so their ids stay theirs."""
 
     @classmethod
     def load(cls, folder: Path | str) -> Dataset:
@@ -107,7 +112,7 @@ class Dataset:
         users_path = folder / "users.ndjson"
         if not users_path.is_file():
             raise InputError(users_path, "", "file not found: a dataset needs users.ndjson")
-        for line_no, u in _read_ndjson(users_path):
+        for line_no, u, _ in _read_ndjson(users_path):
             if not isinstance(u.get("id"), str):
                 raise InputError(users_path, f"line {line_no}", "expected a user object with an 'id'")
             users[u["id"].lower()] = u
@@ -120,10 +125,13 @@ class Dataset:
                 except json.JSONDecodeError as e:
                     raise InputError(p, f"line {e.lineno}", f"not valid JSON ({e.msg})") from None
         games: list[dict[str, Any]] = []
+        lines: dict[int, bytes] = {}
         games_path = folder / "games.ndjson"
         if games_path.is_file():
-            games = [g for _, g in _read_ndjson(games_path)]
-        ds = cls(users, histories, games, raw_lines_by_user=_read_raw_lines(folder / "games-raw"))
+            for _, g, line in _read_ndjson(games_path):
+                games.append(g)
+                lines[id(g)] = line.rstrip("\r\n").encode() + b"\n"
+        ds = cls(users, histories, games, raw_lines_by_user=_read_raw_lines(folder / "games-raw"), lines=lines)
         ds.index()
         return ds
 
@@ -462,7 +470,7 @@ class _Handler(BaseHTTPRequestHandler):
             for k, default in (("pgn", False), ("moves", True), ("clocks", False), ("opening", False))
             if not _flag(q, "pgnInJson" if k == "pgn" else k, default)
         }
-        lines = [(json.dumps(_as_exported(g, drop, server.is_ongoing(g))) + "\n").encode() for g in games]
+        lines = [_exported_line(server.dataset, g, drop, server.is_ongoing(g)) for g in games]
         lines += [line + b"\n" for line in server.dataset.raw_lines_by_user.get(uid, [])]
         self._stream(lines)
 
@@ -543,6 +551,16 @@ def _select_games(
     if q.get("sort", "dateDesc") != "dateAsc":
         games = list(reversed(games))
     return games
+
+
+def _exported_line(dataset: Dataset, g: dict[str, Any], drop: set[str], ongoing: bool) -> bytes:
+    """The game's NDJSON line as the export writes it (:func:`_as_exported`): its line as loaded
+    when that holds the same object (no field of it dropped, not shown as still started; as
+    Lichess sends the stored game), else the object written again."""
+    line = dataset.lines.get(id(g))
+    if line is not None and not ongoing and drop.isdisjoint(g):
+        return line
+    return (json.dumps(_as_exported(g, drop, ongoing)) + "\n").encode()
 
 
 def _as_exported(g: dict[str, Any], drop: set[str], ongoing: bool) -> dict[str, Any]:

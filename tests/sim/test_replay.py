@@ -178,6 +178,33 @@ def test_malformed_games_line_names_file_and_line(tmp_path: Path) -> None:
     assert exc.value.where == "line 3"
 
 
+def test_a_game_exported_unchanged_is_served_as_its_line_was_written(tmp_path: Path) -> None:
+    """GET /api/games/user sends a finished game with every field the query keeps as the line
+    the dataset holds, byte for byte (here compact JSON, as Lichess writes it, one line ending in
+    CRLF); a field the query drops (opening by default, pgn without pgnInJson) or a game shown as
+    still started (finished after the server's now) is written again without it."""
+    games = [GAME["g1"], GAME["g2"]]
+    lines = [json.dumps(g, separators=(",", ":")) for g in games]
+    folder = write_dataset(tmp_path / "data", [_user("alice", "Alice"), _user("bob", "Bob")], [], {})
+    (folder / "games.ndjson").write_bytes(f"{lines[0]}\r\n{lines[1]}\n".encode())
+
+    def export(server: replay.ReplayServer, **params: str) -> list[bytes]:
+        r = requests.get(f"{server.base_url}/api/games/user/alice", params={"sort": "dateAsc", **params}, timeout=5)
+        assert r.status_code == 200
+        return r.content.splitlines()
+
+    with replay.running(folder) as server:
+        assert export(server, opening="true", pgnInJson="true") == [line.encode() for line in lines]
+        default = export(server)  # no opening, no pgn: written again without them
+        assert [json.loads(x) for x in default] == [
+            {k: v for k, v in g.items() if k not in ("opening", "pgn")} for g in games
+        ]
+    with replay.running(folder, now=dt.datetime.fromtimestamp((T0 + H + 30_000) / 1000, dt.UTC)) as server:
+        got = [json.loads(x) for x in export(server, opening="true", pgnInJson="true", ongoing="true")]
+        assert got[0] == GAME["g1"]  # finished before now: as stored
+        assert got[1]["status"] == "started" and "winner" not in got[1]  # finished after now
+
+
 # --------------------------------------------------------------------------- GET /api/user/{name}
 
 
