@@ -277,7 +277,8 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
             flows_nightly.BODY_STARTED.clear()
             flows_nightly.BODY_RESULTS.clear()
             try:
-                result = flows_nightly.nightly(config_path=str(config), now=now)
+                with _heartbeats():
+                    result = flows_nightly.nightly(config_path=str(config), now=now)
             except Exception as e:
                 server = _prefect_server_of(e)
                 if flows_nightly.BODY_RESULTS and server is not None:
@@ -301,6 +302,21 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
     _summary(result)
     _print_standings(cfg)
     _say(record.summary_line(result["run_id"], cfg.paths.database))
+
+
+def _heartbeats() -> contextlib.AbstractContextManager[Any]:
+    """Prefect's flow-run heartbeats (an event every 180 s, by which a server can tell that a run
+    crashed), off when the server is Prefect's temporary server this process started: it lives
+    only as long as this run, so no one can ever see a heartbeat missed. A flow run's end waits
+    for the heartbeat thread, which sleeps a second at a time: up to 1 s at the end of every
+    quick start. With a server of the TD's (PREFECT_API_URL, ``antichess-td serve``) they stay."""
+    from pipeline.cli import prefect_env
+
+    if prefect_env.temporary_server() is None:
+        return contextlib.nullcontext()
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    return temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None})
 
 
 def _head_start(run: Any, inputs: Any, now: str | None) -> contextlib.AbstractContextManager[Any]:

@@ -14,6 +14,7 @@ import hashlib
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -148,6 +149,17 @@ def test_a_nightly_run_keeps_prefect_off_the_terminal_and_logs_it_to_a_file(tmp_
     text = log.read_text(encoding="utf-8")
     assert "Starting temporary server on http://127.0.0.1:" in text and "Beginning flow run" in text
     assert proc.stdout.splitlines()[-1] in text  # the summary too
+    # the temporary server's database: the flow run and its tasks' events, and no heartbeat (that
+    # server lives only as long as the run, so no one can miss one; the flow's end waited for them)
+    prefect_db = load_config(toml).paths.prefect_home / "prefect.db"  # type: ignore[operator]
+    con = sqlite3.connect(prefect_db)
+    try:
+        assert con.execute("SELECT state_type FROM flow_run").fetchall() == [("COMPLETED",)]
+        events = dict(con.execute("SELECT event, count(*) FROM events GROUP BY event").fetchall())
+    finally:
+        con.close()
+    assert events.get("prefect.task-run.Completed", 0) >= 7, events
+    assert "prefect.flow-run.heartbeat" not in events, events
 
 
 def test_v_shows_the_log_lines_on_stderr(tmp_path: Path) -> None:
