@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,10 +54,42 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> 
 
 def flow_run_begun(toml: Path) -> bool:
     """Whether a nightly run of the tournament at `toml` has logged the start of its Prefect flow
-    run (its log file, in the database's folder's logs/). The nightly downloads from the moment it
-    holds its lock (the ingest's head start), so a progress line alone does not say that Prefect
-    has started and the flow's ingest stage is under way."""
+    run (its log file, in the database's folder's logs/)."""
     logs = load_config(toml).paths.database.parent / "logs"
     return any(
         "Beginning flow run" in p.read_text(encoding="utf-8", errors="replace") for p in logs.glob("*-nightly-*.log")
     )
+
+
+INGEST_PROGRESS_WITH_GAMES = re.compile(r"ingest: [1-9][0-9,]* games so far")
+
+
+def read_until_ingest_in_flow(proc: subprocess.Popen[str], toml: Path) -> list[str]:
+    """Read the nightly `proc`'s stderr until its ingest stage is under way inside the Prefect flow
+    run: a progress line with games, printed after another one seen once the flow run had begun.
+    The nightly downloads from the moment it holds its lock (the ingest's head start), so a
+    progress line alone does not say that Prefect has started. Returns the lines read; fails the
+    test if the run ends first."""
+    assert proc.stderr is not None
+    seen: list[str] = []
+    begun = False
+    for line in proc.stderr:
+        seen.append(line)
+        if INGEST_PROGRESS_WITH_GAMES.match(line):
+            if begun:
+                return seen
+            begun = flow_run_begun(toml)
+    raise AssertionError(f"no ingest progress in the flow run before the run ended: {''.join(seen)[-2000:]}")
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux /proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out

@@ -256,7 +256,7 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
     end, when every stage succeeded. When Prefect's server is unavailable (PREFECT_API_URL names
     one that does not answer, or Prefect's temporary server cannot start), the same run goes on
     without Prefect, with one warning (recorded in runs)."""
-    from pipeline.cli import console
+    from pipeline.cli import console, prefect_env
 
     cfg = load_config(config)
     at = _now(now)
@@ -277,7 +277,7 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
             flows_nightly.BODY_STARTED.clear()
             flows_nightly.BODY_RESULTS.clear()
             try:
-                with _heartbeats():
+                with prefect_env.flow_run_settings():
                     result = flows_nightly.nightly(config_path=str(config), now=now)
             except Exception as e:
                 server = _prefect_server_of(e)
@@ -302,21 +302,6 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
     _summary(result)
     _print_standings(cfg)
     _say(record.summary_line(result["run_id"], cfg.paths.database))
-
-
-def _heartbeats() -> contextlib.AbstractContextManager[Any]:
-    """Prefect's flow-run heartbeats (an event every 180 s, by which a server can tell that a run
-    crashed), off when the server is Prefect's temporary server this process started: it lives
-    only as long as this run, so no one can ever see a heartbeat missed. A flow run's end waits
-    for the heartbeat thread, which sleeps a second at a time: up to 1 s at the end of every
-    quick start. With a server of the TD's (PREFECT_API_URL, ``antichess-td serve``) they stay."""
-    from pipeline.cli import prefect_env
-
-    if prefect_env.temporary_server() is None:
-        return contextlib.nullcontext()
-    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
-
-    return temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None})
 
 
 def _head_start(run: Any, inputs: Any, now: str | None) -> contextlib.AbstractContextManager[Any]:

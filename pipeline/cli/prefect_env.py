@@ -288,6 +288,20 @@ def temporary_server() -> TemporaryServer | None:
     return _temporary
 
 
+def flow_run_settings() -> contextlib.AbstractContextManager[object]:
+    """The Prefect settings a flow run of this process runs under: Prefect's, except that on the
+    temporary server this process started (:func:`temporary_server`) the flow run sends no
+    heartbeats (an event every 180 s by which a server can tell that a run crashed). That server
+    lives only as long as the run, so no one can ever see a heartbeat missed, and a flow run's end
+    waits for the heartbeat thread, which sleeps a second at a time: up to 1 s at the end of every
+    quick start. On a server of the TD's (PREFECT_API_URL, ``antichess-td serve``) they stay."""
+    if _temporary is None:
+        return contextlib.nullcontext()
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    return temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None})
+
+
 def _free_port() -> int:
     for port in random.sample(PORTS, 20):
         if _port_free(port):

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import faultkit
 import pytest
-from skeleton_kit import AFTER_ALL, SKELETON, cli, copy_skeleton, flow_run_begun, td_env
+from skeleton_kit import AFTER_ALL, SKELETON, children, cli, copy_skeleton, read_until_ingest_in_flow, td_env
 
 from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
@@ -263,19 +263,6 @@ def test_without_prefect_a_fetch_that_lichess_failed_is_retried_as_under_prefect
     ]
 
 
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is `pid` (Linux /proc)."""
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append(int(stat.parent.name))
-    return out
-
-
 @pytest.mark.slow
 def test_a_temporary_server_killed_mid_run_leaves_the_run_published_and_ok(tmp_path: Path) -> None:
     """Prefect's temporary server killed while the run ingests (an OOM killer, a crash). The tasks
@@ -302,18 +289,8 @@ def test_a_temporary_server_killed_mid_run_leaves_the_run_published_and_ok(tmp_p
         env=env,
         start_new_session=True,
     )
-    assert proc.stderr is not None
-    seen = []
-    begun = False  # a progress line seen once the flow run had begun (the downloads begin before it)
-    for line in proc.stderr:
-        seen.append(line)
-        if line.startswith("ingest: ") and not line.startswith("ingest: 0 games"):
-            if begun:
-                break
-            begun = flow_run_begun(toml)
-    else:
-        raise AssertionError(f"no ingest progress in the flow run before the run ended: {''.join(seen)[-2000:]}")
-    servers = _children(proc.pid)
+    seen = read_until_ingest_in_flow(proc, toml)
+    servers = children(proc.pid)
     assert servers, "Prefect's temporary server is not a child of the run"
     for pid in servers:
         os.kill(pid, signal.SIGKILL)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from skeleton_kit import AFTER_ALL, cli, copy_skeleton, flow_run_begun, td_env
+from skeleton_kit import AFTER_ALL, children, cli, copy_skeleton, read_until_ingest_in_flow, td_env
 from typer.testing import CliRunner
 
 from pipeline.cli import console
@@ -222,18 +222,7 @@ def interrupt_mid_ingest(
         env=env,
         start_new_session=True,
     )
-    assert proc.stderr is not None
-    seen = []
-    begun = False  # a progress line seen once the flow run had begun: the next one is in the ingest stage
-    for line in proc.stderr:
-        seen.append(line)
-        m = PROGRESS.match(line.rstrip("\n"))
-        if m and int(m.group(1)) > 0:
-            if begun:
-                break
-            begun = flow_run_begun(toml)
-    else:
-        raise AssertionError(f"no progress with games in the flow run before the run ended: {''.join(seen)[-2000:]}")
+    seen = read_until_ingest_in_flow(proc, toml)
     sent = time.monotonic()
     (os.killpg if group else os.kill)(proc.pid, signum)
     try:
@@ -299,13 +288,6 @@ def test_ctrl_c_mid_ingest_closes_the_run_within_5_s_and_stops_prefects_server(t
         time.sleep(0.2)
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-
-
 def _running(pid: int) -> bool:
     """Whether `pid` is a live process (a zombie no one has reaped yet is not)."""
     try:
@@ -333,7 +315,7 @@ def test_sigterm_while_prefects_server_starts_stops_that_server(tmp_path: Path) 
     deadline = time.monotonic() + 60
     servers: list[int] = []
     while not servers:  # the server's process: a child running uvicorn
-        servers = [c for c in _children(proc.pid) if b"uvicorn" in Path(f"/proc/{c}/cmdline").read_bytes()]
+        servers = [c for c in children(proc.pid) if b"uvicorn" in Path(f"/proc/{c}/cmdline").read_bytes()]
         assert proc.poll() is None and time.monotonic() < deadline, "no temporary server was started"
         time.sleep(0.02)
     os.kill(proc.pid, signal.SIGTERM)
