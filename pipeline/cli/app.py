@@ -599,7 +599,7 @@ def pair(
     review and append, and its forum post pairings_<stage>_<N>.md. Never edits pairings.csv.
     Withdrawn (disqualified) entrants, byes and pairings already entered for the round, the
     stage's forbidden_pairs and late_entrants are respected; a constraint that cannot be met
-    is exit 2 naming it."""
+    is exit 2 naming it, and so is a round pairings.csv already pairs (it leaves no one to pair)."""
     from pipeline.stages import context
     from pipeline.stages.pairing import write_swiss_proposal
     from pipeline.store import gateway

@@ -333,12 +333,36 @@ def propose_swiss_round(
         raise InputError(config.path, f"stage {stage.name!r}", f"a {stage.kind} stage: `pair` proposes Swiss rounds")
     if not 1 <= round_no <= stage.rounds:
         raise InputError(config.path, f"stage {stage.name!r}", f"round {round_no}: expected 1-{stage.rounds}")
+    already_paired(config, inputs, stage, round_no)
     entrants, history, controls, names = swiss_inputs(config, con, inputs, stage, round_no)
     try:
         proposal = swiss.pair_round(entrants, history, round_no, stage.rounds, controls)
     except swiss.PairingError as e:
         raise InputError(config.path, f"stage {stage.name!r}", str(e)) from e
     return proposal, names
+
+
+def already_paired(config: Config, inputs: context.Inputs, stage: Stage, round_no: int) -> None:
+    """InputError (exit 2) when pairings.csv already pairs round ``round_no`` of ``stage``: it has
+    pairings for the round, and they, its byes and the disqualified leave fewer than two entrants
+    to pair. A round entered only in part is not refused: the rest of it is paired."""
+    pairings = [p for p in inputs.pairings if p.stage == stage.name and p.round == round_no]
+    if not pairings:
+        return
+    byes = [b for b in inputs.byes if b.stage == stage.name and b.round == round_no]
+    member = {m.player_id: (m.entrant, m.is_captain) for m in inputs.roster.members}
+    seated = {x for p in pairings for x in (p.a, p.b)} | {b.entrant for b in byes}
+    seated |= disqualified(config, list(inputs.overrides), member, round_no)
+    if sum(e not in seated for e in inputs.roster.entrants) >= 2:
+        return
+    entered = f"{len(pairings)} pairing{'s' if len(pairings) != 1 else ''}"
+    if byes:
+        entered += f" and {len(byes)} bye{'s' if len(byes) != 1 else ''}"
+    raise InputError(
+        config.path,
+        f"stage {stage.name!r}",
+        f"round {round_no} is already paired in {config.paths.pairings.name}: {entered}; remove them to pair it again",
+    )
 
 
 def swiss_rows(

@@ -192,3 +192,32 @@ def test_unknown_stage_and_round_out_of_range_exit_2(three_rounds: Path) -> None
     proc = pair(three_rounds, "--stage", "swiss", "--round", "4")
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1] == "error: tournament.toml stage 'swiss': round 4: expected 1-3"
+
+
+def test_a_round_already_in_pairings_csv_exits_2_saying_so(three_rounds: Path) -> None:
+    """Round 3 entered in pairings.csv (the two pairings the proposal would give) leaves no one to
+    pair: `pair --round 3` says the round is already paired and how to pair it again, exit 2 (bad
+    input, as every pair refusal), and writes no proposal."""
+    with (three_rounds / "pairings.csv").open("a", encoding="utf-8") as f:
+        f.write("swiss,3,Deltas,Alphas\nswiss,3,Gammas,Betas\n")
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert (proc.returncode, proc.stderr.strip().splitlines()) == (
+        2,
+        [
+            "error: tournament.toml stage 'swiss': round 3 is already paired in pairings.csv: 2 pairings; "
+            "remove them to pair it again"
+        ],
+    )
+    assert not (three_rounds / "out" / "exports" / "pairings_swiss_3.csv").exists()
+
+
+def test_a_round_entered_but_for_one_pairing_is_paired_for_the_rest(three_rounds: Path) -> None:
+    """One pairing of round 3 entered by the TD (Deltas v Alphas) leaves Betas and Gammas: they are
+    paired, and the round is not refused as already paired."""
+    with (three_rounds / "pairings.csv").open("a", encoding="utf-8") as f:
+        f.write("swiss,3,Deltas,Alphas\n")
+    proc = pair(three_rounds, "--stage", "swiss", "--round", "3")
+    assert proc.returncode == 0, proc.stderr
+    assert (three_rounds / "out" / "exports" / "pairings_swiss_3.csv").read_text(encoding="utf-8") == (
+        "stage,round,a,b\nswiss,3,Gammas,Betas\n"
+    )
