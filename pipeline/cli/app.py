@@ -775,13 +775,12 @@ def demo(
         ),
     ] = False,
 ) -> None:
-    """Write the demo tournament: a TEAM season and an ACWC 2021 qualification with their Lichess data."""
+    """Write the demo tournament: a TEAM season and an ACWC 2021 qualification with their Lichess data.
+    Writes nothing else (no Prefect home: the first nightly run creates it), so the same options
+    give byte-identical folders."""
     import time
 
-    from pipeline.cli import prefect_env
-    from pipeline.inputs.config import default_prefect_home
     from pipeline.sim.season import build_season
-    from pipeline.sim.season.dataset import TEAM_DATABASE
 
     lo, hi = _min_max("--history-games", history_games, "1000-5000")
     stored = (
@@ -797,12 +796,7 @@ def demo(
             f"{teams - 1} (one round fewer than the teams: no rematches)",
         )
     started = time.perf_counter()
-    # The TEAM season's Prefect database is created and migrated meanwhile, on the core the build
-    # leaves idle: the quick start's first nightly then skips that part of its server's start.
-    prefect_db = prefect_env.prepare_database(default_prefect_home(out / TEAM_DATABASE))
     summary = build_season(out, seed, teams, (lo, hi), acwc_players, swiss_rounds, dumps=dumps, stored=stored)
-    if (problem := prefect_env.database_prepared(prefect_db)) is not None:
-        _say(f"note: {problem}; the first nightly run prepares it")
     _say(
         f"wrote {out}: {summary['players']} players, {summary['games']:,} games, {summary['teams']} teams, "
         f"{summary['swiss_rounds']} Swiss rounds, {summary['acwc_players']} ACWC players, {summary['planted']} planted violations, {summary['traps']} traps "

@@ -65,48 +65,6 @@ def configure(home: Path) -> None:
     Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
 
 
-def prepare_database(home: Path) -> subprocess.Popen[bytes] | None:
-    """Create and migrate the SQLite database of Prefect's home `home` in a child process, so that
-    the first nightly's temporary server skips its migrations (about 10 s of its start on two
-    cores, docs/benchmarks.md, Quick start): ``antichess-td demo`` starts it before building the
-    world and waits for it after (:func:`database_prepared`), using the core the build leaves idle.
-    Returns the child, or None where there is nothing to prepare: ``PREFECT_API_URL`` names a
-    server (the runs use its database), or another database than a SQLite file is configured."""
-    env = environment(home, os.environ)
-    if env.get("PREFECT_API_URL") or env.get("PREFECT_API_DATABASE_CONNECTION_URL", "").split(":", 1)[0] not in (
-        "",
-        "sqlite+aiosqlite",
-    ):
-        return None
-    Path(env["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
-    return subprocess.Popen(
-        [sys.executable, "-m", "prefect", "server", "database", "upgrade", "--yes"],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-
-
-def database_prepared(child: subprocess.Popen[bytes] | None, timeout_s: float = 300.0) -> str | None:
-    """Wait for :func:`prepare_database`'s child; None when it succeeded (or there was none), else
-    why not, in one line (the first nightly then migrates the database itself: nothing is lost)."""
-    if child is None:
-        return None
-    try:
-        _, err = child.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.communicate()
-        return f"Prefect's database was not ready after {timeout_s:g} s"
-    if child.returncode == 0:
-        return None
-    lines = [line for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
-    return (
-        f"Prefect's database could not be prepared (exit {child.returncode}{': ' + lines[-1][:200] if lines else ''})"
-    )
-
-
 def isolate(prefix: str) -> None:
     """A throwaway Prefect for a test run or a benchmark, whatever the environment says: a new
     temporary ``PREFECT_HOME`` (named `prefix`...), quiet, no telemetry, no UI, no
