@@ -626,6 +626,101 @@ def test_in_chromium_names_that_look_like_markup_or_formulas_show_as_text(tmp_pa
             browser.back()
 
 
+def site_with_a_bracket(tmp_path: Path) -> Config:
+    """The skeleton after its Swiss with a knockout written into its snapshot by hand (as
+    test_acwc_c_1 writes its pools), the placings computed from it, and the site built. The
+    semifinals: Alphas 24-40 Deltas; Betas 32-32 Gammas, level, Gammas through on TEAM-KO-1. So the
+    final stage's round holds the final Deltas 30-34 Gammas (the semifinals' winners) and the
+    third-place match Alphas 35-29 Betas (their losers), which comes first by team a's name."""
+    import datetime as dt
+
+    from pipeline.domain.scoring import TeamMatch
+    from pipeline.stages import placings
+    from pipeline.store import gateway
+
+    cfg, _ = run_skeleton(copy_skeleton(tmp_path))
+    ko1 = "TEAM-KO-1: advantage point to Gammas (captains' board 1); captains' 3+0 games 2-2 (4 of 4); 2-3 → Gammas"
+    played = [  # stage, round, a, b, a points, b points, outcome, winner, tiebreak (of 64; 33 wins)
+        ("knockout", 1, "Alphas", "Deltas", 24, 40, "b", "Deltas", ""),
+        ("knockout", 1, "Betas", "Gammas", 32, 32, "b", "Gammas", ko1),
+        ("final", 1, "Alphas", "Betas", 35, 29, "a", "Alphas", ""),
+        ("final", 1, "Deltas", "Gammas", 30, 34, "b", "Gammas", ""),
+    ]
+    start = dt.datetime(2026, 3, 24, tzinfo=dt.UTC)
+    con = gateway.connect(cfg.paths.database)
+    try:
+        for stage, week in (("knockout", 0), ("final", 1)):
+            window = (start + dt.timedelta(weeks=week), start + dt.timedelta(weeks=week + 1))
+            gateway.replace_where(
+                con,
+                "td_pairings",
+                {"stage": stage},
+                [
+                    {
+                        "stage": st,
+                        "round": r,
+                        "entrant_a": a,
+                        "entrant_b": b,
+                        "window_start": window[0],
+                        "window_end": window[1],
+                    }
+                    for st, r, a, b, *_ in played
+                    if st == stage
+                ],
+            )
+            gateway.replace_where(
+                con,
+                "scored_team_matches",
+                {"stage": stage},
+                [
+                    TeamMatch(st, r, a, b, pa, pb, 64, 33, 8, 8, None, outcome, winner, "", tiebreak)
+                    for st, r, a, b, pa, pb, outcome, winner, tiebreak in played
+                    if st == stage
+                ],
+            )
+        placings.write_placings(con, cfg)
+    finally:
+        con.close()
+    build_site(cfg)
+    return cfg
+
+
+BRACKET_SHOWN = """return Array.from(document.querySelectorAll('main > h2, main > .bracket'),
+    e => e.innerText.split('\\n').map(line => line.trim()).filter(line => line))"""
+
+
+@pytest.mark.browser
+def test_in_chromium_the_bracket_labels_each_match_and_keeps_names_and_scores_apart(
+    tmp_path: Path, browser: Any
+) -> None:
+    """The bracket page as Chromium shows it: each knockout match a block with its label (the
+    semifinals numbered; the final and the third-place match told apart by the semifinals, as the
+    placings read them: TEAM-FMT-1), then the two teams with the score between them, spaced, then
+    how a level match was decided (TEAM-KO-1). The final comes before the third-place match."""
+    from browserkit import console_errors, load, serve_folder
+
+    cfg = site_with_a_bracket(tmp_path)
+    with serve_folder(cfg.paths.site) as base:
+        load(browser, base + "bracket.html")
+        assert console_errors(browser) == []
+        shown = browser.execute_script(BRACKET_SHOWN)
+    assert shown == [
+        ["knockout"],
+        [
+            "Round 1",
+            "Semifinal 1",
+            "Alphas 24 – 40 Deltas",
+            "Semifinal 2",
+            "Betas 32 – 32 Gammas",
+            "TEAM-KO-1: advantage point to Gammas (captains' board 1); captains' 3+0 games 2-2 (4 of 4); 2-3 → Gammas",
+        ],
+        ["final"],
+        ["Round 1", "Final", "Deltas 30 – 34 Gammas", "Third place", "Alphas 35 – 29 Betas"],
+    ]
+    places = view(cfg.paths.database, "SELECT place, entrant FROM placings WHERE place <= 4 ORDER BY place")
+    assert places == [(1, "Gammas"), (2, "Deltas"), (3, "Alphas"), (4, "Betas")]
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 def test_screenshots_of_the_standings_and_a_round_at_desktop_and_phone_widths_are_not_blank(

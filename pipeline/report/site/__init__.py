@@ -32,7 +32,7 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup
 
-from pipeline.domain import scoring, standings, tiebreak
+from pipeline.domain import bracket, scoring, standings, tiebreak
 from pipeline.errors import InputError
 from pipeline.model import Bye, Config, Stage
 from pipeline.report.site import svg
@@ -74,6 +74,13 @@ TIEBREAK_NAMES = {
     "mutual_game": "mutual game score",
     "td_order": "the TD's order",
 }
+ROLE_LABELS = {  # a knockout match's role (bracket.knockout_roles) as the bracket page labels it
+    "final": "Final",
+    "bronze match": "Third place",
+    "final or bronze match": "Final or third place",  # the semifinals are not decided yet
+}
+ROLE_ORDER = {"final": 0, "bronze match": 1}  # within a round: the final first, then the third-place match
+NUMBERED_ROLES = ("semifinal", "quarterfinal")
 KIND_WORDS = {
     "pab": "pairing-allocated bye",
     "full_bye": "full-point bye",
@@ -627,11 +634,17 @@ class Site:
             self.render("crosstable.html", "crosstable.html", title="Crosstable", tables=tables)
 
     def bracket(self) -> None:
+        """Each knockout stage round by round, every match a block: its label (the role the placings
+        give it: "Final", "Third place", "Semifinal 1", ...), the two sides with the score between
+        them, and how a level match was decided."""
+        knockouts = [s for s in self.config.stages if s.kind == "knockout"]
+        labels = self.knockout_labels(knockouts)
         stages = []
-        for stage in (s for s in self.config.stages if s.kind == "knockout"):
+        for stage in knockouts:
             rounds = []
             for rnd in self.stage_rounds[stage.name]:
                 ms = [m for m in self.snap.matches if m["stage"] == stage.name and m["round"] == rnd]
+                ms.sort(key=lambda m: ROLE_ORDER.get(labels[stage.name, rnd, m["team_a_id"]][0], len(ROLE_ORDER)))
                 rounds.append(
                     {
                         "round": rnd,
@@ -639,6 +652,7 @@ class Site:
                         "matches": [
                             {
                                 **m,
+                                "label": labels[stage.name, rnd, m["team_a_id"]][1],
                                 "a": self.entrant(m["team_a_id"]),
                                 "b": self.entrant(m["team_b_id"]),
                                 "href": self.match_href(stage.name, rnd, m["team_a_id"]),
@@ -651,6 +665,57 @@ class Site:
         placings = [{**p, "link": self.entrant(p["entrant_id"])} for p in self.snap.placings]
         if stages or placings:
             self.render("bracket.html", "bracket.html", title="Bracket and placings", stages=stages, placings=placings)
+
+    def knockout_labels(self, knockouts: Sequence[Stage]) -> dict[tuple[str, int, str], tuple[str, str]]:
+        """(stage, round, team a id) → (role, label) of each knockout match: the role as the placings
+        read the bracket (bracket.knockout_roles: the final and the third-place match told apart by
+        the semifinals), numbered where a round has several ("Semifinal 1", "Semifinal 2" in the
+        order shown); a replay of a tie (ACWC-F-1) says so."""
+        matches = [m for m in self.snap.matches if m["stage"] in {s.name for s in knockouts}]
+        roles = bracket.knockout_roles(
+            [
+                bracket.StageResult(
+                    s.name,
+                    s.kind,
+                    matches=tuple(
+                        bracket.Match(
+                            s.name,
+                            m["round"],
+                            m["team_a_id"],
+                            m["team_b_id"],
+                            m["a_points"] or 0.0,
+                            m["b_points"] or 0.0,
+                            m["winner_id"],
+                        )
+                        for m in matches
+                        if m["stage"] == s.name
+                    ),
+                )
+                for s in knockouts
+            ]
+        )
+        labels: dict[tuple[str, int, str], tuple[str, str]] = {}
+        met: set[tuple[str, frozenset[str]]] = set()
+        for stage in knockouts:
+            for rnd in self.stage_rounds[stage.name]:
+                ms = [m for m in matches if m["stage"] == stage.name and m["round"] == rnd]
+                role_of = {m["team_a_id"]: roles.get((stage.name, rnd, m["team_a_id"]), "") for m in ms}
+                count = {r: list(role_of.values()).count(r) for r in role_of.values()}
+                seen: dict[str, int] = defaultdict(int)
+                for m in sorted(ms, key=lambda m: ROLE_ORDER.get(role_of[m["team_a_id"]], len(ROLE_ORDER))):
+                    role = role_of[m["team_a_id"]]
+                    label = ROLE_LABELS.get(role, role.capitalize()) or f"Round {rnd}"
+                    seen[role] += 1
+                    if count[role] > 1 and role in NUMBERED_ROLES:
+                        label += f" {seen[role]}"
+                    elif count[role] > 1 and role.startswith("round of"):
+                        label += f", match {seen[role]}"
+                    pair = (stage.name, frozenset((m["team_a_id"], m["team_b_id"])))
+                    if pair in met:
+                        label += " (replay)"
+                    labels[stage.name, rnd, m["team_a_id"]] = (role, label)
+                met |= {(stage.name, frozenset((m["team_a_id"], m["team_b_id"]))) for m in ms}
+        return labels
 
     # ------------------------------------------------------------------ entrants and players
     def people(self) -> None:
