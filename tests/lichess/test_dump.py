@@ -191,29 +191,31 @@ def test_names_are_matched_as_lichess_ids_case_insensitively_and_whole(tmp_path:
 
 def test_a_pgn_error_game_is_kept_in_rejected_records_with_its_reason(tmp_path: Path) -> None:
     """Of alice's three games, one has a move that is not SAN and one an unknown Termination: both
-    are kept whole in rejected_records with the reason; matched = loaded + rejected."""
+    are kept whole in rejected_records with the reason and queued in refetch_games (the cursor
+    moves past July: only a fetch by id brings them in); matched = loaded + rejected."""
     bad_move = pgn("bbbbbbb2", "Alice", "olga", movetext="1. e3 { [%clk 0:03:00] } 1... Zz9 { [%clk 0:03:00] }")
     bad_end = pgn("bbbbbbb3", "olga", "Alice", termination="Exploded")
     path = write_dump(tmp_path, "2026-07", pgn("bbbbbbb1", "Alice", "olga") + bad_move + bad_end)
     db = tmp_path / "t.duckdb"
     report = _backfill(db, [path], ["alice"], None)
-    assert (report.scanned, report.matched, report.loaded, report.rejected) == (3, 3, 1, 2)
+    assert (report.scanned, report.matched, report.loaded, report.rejected, report.queued) == (3, 3, 1, 2, 2)
+    name = "lichess_db_antichess_rated_2026-07.pgn.zst"
+    queued = ": queued to be fetched by id from the API at the next ingest"
     con = duckdb.connect(str(db), read_only=True)
     try:
         assert con.sql("SELECT source, record_key, reason, payload FROM rejected_records ORDER BY 2").fetchall() == [
-            (
-                "game",
-                "bbbbbbb2",
-                "lichess_db_antichess_rated_2026-07.pgn.zst: PGN: move 2 'Zz9': not a move in SAN",
-                bad_move,
-            ),
+            ("game", "bbbbbbb2", f"{name}: PGN: move 2 'Zz9': not a move in SAN{queued}", bad_move),
             (
                 "game",
                 "bbbbbbb3",
-                "lichess_db_antichess_rated_2026-07.pgn.zst: Termination 'Exploded': expected Normal, "
-                "Time forfeit, Abandoned, Rules infraction or Unknown",
+                f"{name}: Termination 'Exploded': expected Normal, Time forfeit, Abandoned, Rules infraction, "
+                f"Unknown, Insufficient material or Unterminated{queued}",
                 bad_end,
             ),
+        ]
+        assert con.sql("SELECT game_id, dump_file FROM refetch_games ORDER BY 1").fetchall() == [
+            ("bbbbbbb2", name),
+            ("bbbbbbb3", name),
         ]
         assert con.sql("SELECT game_id, source FROM raw_games").fetchall() == [("bbbbbbb1", "dump")]
         assert con.sql("SELECT game_id, status, winner, moves FROM lichess_games").fetchall() == [
