@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
 import json
 import shutil
 import threading
@@ -520,3 +521,119 @@ def test_the_demos_dumps_are_the_same_bytes_for_the_same_seed(dumped: Path, tmp_
     one = sorted(p.name for p in (tmp_path / "one").iterdir())
     assert one == [f"lichess_db_antichess_rated_2026-{m:02d}.pgn.zst" for m in (7, 8, 9, 10)]
     assert all((tmp_path / "one" / n).read_bytes() == (tmp_path / "two" / n).read_bytes() for n in one)
+
+
+# --------------------------------------------------------------------------- every Termination, every quirk
+
+
+def dump_record(
+    gid: str | None,
+    white: str,
+    black: str,
+    *,
+    when: str = "2026.07.10 12:00:00",
+    result: str = "1-0",
+    termination: str = "Normal",
+    movetext: str = "1. e3 { [%clk 0:03:00] } 1... b5 { [%clk 0:03:00] } 2. Bxb5 { [%clk 0:02:58] }",
+    event: str = "Rated Antichess game",
+    titles: str = "",
+) -> str:
+    """One record as Lichess's dumps write it: tags in their order (Event, Site, Date, Round, White,
+    Black, Result, UTCDate, UTCTime, WhiteElo, BlackElo, WhiteRatingDiff, BlackRatingDiff, [titles],
+    TimeControl, Termination, Variant), no ECO (a variant has none), the movetext on one line
+    ending with the result; ``movetext=""`` gives a game without moves (`` 0-1``, a leading space)."""
+    date, time = when.split()
+    site = f'[Site "https://lichess.org/{gid}"]\n' if gid else ""
+    return (
+        f'[Event "{event}"]\n{site}[Date "{date}"]\n[Round "-"]\n[White "{white}"]\n[Black "{black}"]\n'
+        f'[Result "{result}"]\n[UTCDate "{date}"]\n[UTCTime "{time}"]\n[WhiteElo "1500"]\n[BlackElo "1600"]\n'
+        f'[WhiteRatingDiff "+9"]\n[BlackRatingDiff "-9"]\n{titles}[TimeControl "180+0"]\n'
+        f'[Termination "{termination}"]\n[Variant "Antichess"]\n\n{movetext} {result}\n\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("termination", "result", "status", "winner"),
+    [
+        # lila's PgnDump: status → Termination; read back as the API's status name, winner from Result
+        ("Normal", "1-0", "resign", "white"),  # a win without all 16 captures: resign (docs/backfill.md)
+        ("Normal", "1/2-1/2", "draw", None),
+        ("Time forfeit", "0-1", "outoftime", "black"),
+        ("Abandoned", "1-0", "noStart", "white"),
+        ("Abandoned", "1/2-1/2", "aborted", None),
+        ("Rules infraction", "0-1", "cheat", "black"),  # TEAM-ELIG-4 counts status cheat
+        ("Unknown", "1/2-1/2", "unknownFinish", None),
+        ("Insufficient material", "1/2-1/2", "insufficientMaterialClaim", None),  # a claimed draw
+    ],
+)
+def test_every_termination_lichess_writes_reads_as_the_apis_status(
+    termination: str, result: str, status: str, winner: str | None
+) -> None:
+    """Each Termination value lila writes for a finished game gives the API's status and the
+    Result's winner (the results TEAM-SCORE-1 scores)."""
+    row = dump.parse_dump_game(dump_record("ttttttt1", "Alice", "olga", result=result, termination=termination))
+    assert (row.status, row.winner) == (status, winner)
+
+
+def test_an_unterminated_record_is_not_a_finished_game() -> None:
+    """``Unterminated`` (lila: a game created or started when the dump was cut) with Result ``*``:
+    refused as such, never typed as a finished game."""
+    record = dump_record("ttttttt2", "Alice", "olga", result="*", termination="Unterminated")
+    with pytest.raises(dump.UnterminatedGame, match="still being played when the dump was cut"):
+        dump.parse_dump_game(record)
+
+
+def test_insufficient_material_with_a_winner_is_refused() -> None:
+    with pytest.raises(ValueError, match="expected 1/2-1/2"):
+        dump.parse_dump_game(dump_record("ttttttt3", "Alice", "olga", termination="Insufficient material"))
+
+
+def test_the_dumps_quirks_read() -> None:
+    """Records as the dumps write them: their tag order without ECO, titles, a game without moves
+    (movetext `` 0-1``), ``[%eval]`` and ``[%clk]`` in one comment, a black move number after a
+    comment; expected by hand from each record."""
+    no_moves = dump_record("qqqqqqq1", "Alice", "olga", result="0-1", termination="Abandoned", movetext="")
+    assert "\n\n 0-1\n" in no_moves
+    row = dump.parse_dump_game(no_moves)
+    assert (row.status, row.winner, row.moves, row.last_move_at) == ("noStart", "black", "", row.created_at)
+    evals = (
+        "1. e3 { [%eval 0.12] [%clk 0:03:00] } 1... b5 { [%eval -0.4] [%clk 0:03:00] } "
+        "2. Bxb5 { [%eval #-3] [%clk 0:02:50] } 2... Bb7 { [%eval #-2] [%clk 0:02:40] }"
+    )
+    row = dump.parse_dump_game(
+        dump_record(
+            "qqqqqqq2",
+            "Alice",
+            "olga",
+            result="0-1",
+            movetext=evals,
+            titles='[WhiteTitle "FM"]\n[BlackTitle "BOT"]\n',
+        )
+    )
+    # white spent 3:00 - 2:50 = 10 s on move 2, black 3:00 - 2:40 = 20 s: last move 30 s after creation
+    assert (row.status, row.winner, row.moves) == ("resign", "black", "e3 b5 Bxb5 Bb7")
+    assert row.last_move_at - row.created_at == dt.timedelta(seconds=30)
+    assert (row.white_rating, row.black_rating, row.clock_initial_s, row.speed) == (1500, 1600, 180, "blitz")
+
+
+def test_every_refused_arena_record_is_kept_under_its_own_game_id(tmp_path: Path) -> None:
+    """Eight arena games whose moves do not read (their Event, first, holds the tournament's URL):
+    eight rows in rejected_records keyed by their Site ids, eight queued; a record without a Site
+    tag is kept under the md5 of its text (it cannot be fetched: not queued)."""
+    arena = "Rated Antichess tournament https://lichess.org/tournament/tourname"
+    bad = "1. e3 { [%clk 0:03:00] } 1... Zz9 { [%clk 0:03:00] }"
+    ids = [f"arena00{i}" for i in range(1, 9)]
+    records = [dump_record(gid, "Alice", "olga", event=arena, movetext=bad) for gid in ids]
+    nameless = dump_record(None, "Alice", "olga", movetext=bad)
+    path = write_dump(tmp_path, "2026-07", "".join(records) + nameless)
+    db = tmp_path / "t.duckdb"
+    report = _backfill(db, [path], ["alice"], None)
+    assert (report.matched, report.rejected, report.queued) == (9, 9, 8)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        got = dict(con.sql("SELECT record_key, payload FROM rejected_records").fetchall())
+        queued = [r[0] for r in con.sql("SELECT game_id FROM refetch_games ORDER BY 1").fetchall()]
+    finally:
+        con.close()
+    assert got == {**dict(zip(ids, records, strict=True)), hashlib.md5(nameless.encode()).hexdigest(): nameless}
+    assert queued == ids
