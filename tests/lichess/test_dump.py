@@ -22,8 +22,10 @@ import duckdb
 import pytest
 import zstandard
 from demo_audit import audit_demo
+from lichess_data import write_dataset
 from skeleton_kit import cli
 
+from pipeline.cli import console
 from pipeline.inputs.config import load_config
 from pipeline.lichess import dump, ingest
 from pipeline.lichess.client import make_client, parse_game, to_ms
@@ -637,3 +639,226 @@ def test_every_refused_arena_record_is_kept_under_its_own_game_id(tmp_path: Path
         con.close()
     assert got == {**dict(zip(ids, records, strict=True)), hashlib.md5(nameless.encode()).hexdigest(): nameless}
     assert queued == ids
+
+
+# --------------------------------------------------------------------------- nothing lost: the re-fetch by id
+
+CUT = dt.datetime(2026, 8, 1, tzinfo=UTC)  # the July dump's end: Lichess cut it at midnight
+BAD_MOVES = "1. e3 { [%clk 0:03:00] } 1... Zz9 { [%clk 0:03:00] }"
+ARENA = "Rated Antichess tournament https://lichess.org/tournament/tourname"
+
+
+def _api_game(
+    gid: str, white: str, black: str, created: dt.datetime, ended: dt.datetime, status: str, winner: str | None
+) -> dict[str, Any]:
+    """A finished game as the API's export shows it (what the replay server serves)."""
+    g: dict[str, Any] = {
+        "id": gid,
+        "rated": True,
+        "variant": "antichess",
+        "speed": "blitz",
+        "perf": "antichess",
+        "createdAt": to_ms(created),
+        "lastMoveAt": to_ms(ended),
+        "status": status,
+        "source": "lobby",
+        "players": {
+            "white": {"user": {"name": white.title(), "id": white}, "rating": 1500, "ratingDiff": 9},
+            "black": {"user": {"name": black.title(), "id": black}, "rating": 1600, "ratingDiff": -9},
+        },
+        "moves": "e3 b5 Bxb5",
+        "clock": {"initial": 180, "increment": 0, "totalTime": 180},
+        "pgn": f'[Event "Rated Antichess game"]\n[Site "https://lichess.org/{gid}"]\n'
+        f'[White "{white.title()}"]\n[Black "{black.title()}"]\n\n1. e3 b5 2. Bxb5 *\n',
+    }
+    if winner:
+        g["winner"] = winner
+    return g
+
+
+def _at(day: int, hms: str = "12:00:00", month: int = 7) -> dt.datetime:
+    h, m, s = map(int, hms.split(":"))
+    return dt.datetime(2026, month, day, h, m, s, tzinfo=UTC)
+
+
+# (id, white, black, created, ended, API status, winner, dump record's Termination / Result / movetext / Event)
+LOST = [
+    ("norm0001", "alice", "olga", _at(10), _at(10, "12:05:00"), "resign", "white", ("Normal", "1-0", None, None)),
+    (
+        "time0001",
+        "bob",
+        "olga",
+        _at(11),
+        _at(11, "12:05:00"),
+        "outoftime",
+        "black",
+        ("Time forfeit", "0-1", None, None),
+    ),
+    ("aban0001", "alice", "bob", _at(12), _at(12, "12:00:30"), "noStart", "white", ("Abandoned", "1-0", "", None)),
+    (
+        "rule0001",
+        "olga",
+        "alice",
+        _at(13),
+        _at(13, "12:05:00"),
+        "cheat",
+        "white",
+        ("Rules infraction", "1-0", None, None),
+    ),
+    (
+        "unkn0001",
+        "alice",
+        "olga",
+        _at(14),
+        _at(14, "12:05:00"),
+        "unknownFinish",
+        None,
+        ("Unknown", "1/2-1/2", None, None),
+    ),
+    (
+        "insu0001",
+        "bob",
+        "olga",
+        _at(15),
+        _at(15, "12:05:00"),
+        "insufficientMaterialClaim",
+        None,
+        ("Insufficient material", "1/2-1/2", None, None),
+    ),
+    ("read0001", "alice", "bob", _at(16), _at(16, "12:05:00"), "resign", "white", ("Normal", "1-0", BAD_MOVES, None)),
+    ("read0002", "bob", "olga", _at(17), _at(17, "12:05:00"), "resign", "black", ("Normal", "0-1", BAD_MOVES, ARENA)),
+    ("gone0001", "alice", "olga", _at(20), _at(20, "12:05:00"), None, None, ("Normal", "1-0", BAD_MOVES, None)),
+    # still being played at midnight: one ends a minute after, one five
+    (
+        "term0001",
+        "alice",
+        "olga",
+        _at(31, "23:55:00"),
+        _at(1, "00:01:00", 8),
+        "resign",
+        "black",
+        ("Unterminated", "*", None, None),
+    ),
+    (
+        "term0002",
+        "bob",
+        "alice",
+        _at(31, "23:58:00"),
+        _at(1, "00:05:00", 8),
+        "resign",
+        "white",
+        ("Unterminated", "*", None, None),
+    ),
+]
+AFTER_CUT = ("augu0001", "alice", "bob", _at(1, "00:00:30", 8), _at(1, "00:01:30", 8), "resign", "white")
+
+
+def _lost_world(folder: Path) -> tuple[Path, Path]:
+    """The July dump (one record per LOST game) and the API's world (every game but gone0001, which
+    Lichess deleted, and the game of August), as the API shows them once finished."""
+    records = []
+    games = []
+    for gid, white, black, created, ended, status, winner, (termination, result, movetext, event) in LOST:
+        kw: dict[str, Any] = {
+            "when": created.strftime("%Y.%m.%d %H:%M:%S"),
+            "result": result,
+            "termination": termination,
+        }
+        if movetext is not None:
+            kw["movetext"] = movetext
+        if event is not None:
+            kw["event"] = event
+        records.append(dump_record(gid, white.title(), black.title(), **kw))
+        if status is not None:
+            games.append(_api_game(gid, white, black, created, ended, status, winner))
+    games.append(_api_game(*AFTER_CUT))
+    users = [
+        {
+            "id": u,
+            "username": u.title(),
+            "createdAt": to_ms(dt.datetime(2020, 1, 1, tzinfo=UTC)),
+            "perfs": {"antichess": {"games": 500, "rating": 1500, "rd": 60, "prog": 0}},
+        }
+        for u in ("alice", "bob", "olga")
+    ]
+    histories = {u: [{"name": "Antichess", "points": [[2026, 5, 1, 1500]]}] for u in ("alice", "bob")}
+    world = write_dataset(folder / "lichess", users, games, histories)
+    return write_dump(folder, "2026-07", "".join(records)), world
+
+
+def _night(db: Path, world: Path, now: dt.datetime) -> tuple[ingest.IngestReport, dict[str, int]]:
+    options = replay.ReplayOptions(games_per_s=0, history_needs_token=False)
+    with replay.running(world, now=now, options=options) as server:
+        con = gateway.connect(db)
+        try:
+            report = ingest.ingest(con, make_client(server.base_url, None, 30), ["alice", "bob"], _at(1), now)
+        finally:
+            con.close()
+        return report, dict(server.requests_by_kind)
+
+
+def test_no_dump_game_of_a_registered_player_is_lost_after_a_backfill(tmp_path: Path) -> None:
+    """A July dump whose records of alice and bob end in each Termination Lichess writes, two that
+    do not read (one of an arena, whose Event names its tournament first), one of a game Lichess has
+    since deleted and two Unterminated (being played at midnight); backfill (cursors to 08-01),
+    then nightly ingests over real HTTP. Every game of theirs is stored once (TEAM-SCORE-1 scores
+    what is stored, TEAM-ELIG-2/3 count it): the readable records from the dump with the status
+    their Termination gives, the others fetched by id (POST /api/games/export/_ids): the night at
+    00:02 stores term0001 (ended 00:01) and keeps term0002 queued (ended 00:05); the next night
+    stores it. The deleted game leaves the queue and stays in rejected_records with why; the queue
+    is empty after the second night, and a third night asks nothing by id."""
+    path, world = _lost_world(tmp_path)
+    db = tmp_path / "t.duckdb"
+    report = _backfill(db, [path], ["alice", "bob"], _at(1))
+    assert (report.matched, report.loaded, report.rejected, report.queued) == (11, 6, 5, 5)
+
+    first, asked = _night(db, world, _at(1, "00:02:00", 8))
+    assert (first.refetched, first.refetch_ongoing, first.refetch_missing, asked["games_by_id"]) == (3, 1, 1, 1)
+    assert (
+        "backfill queue: 3 games re-fetched by id and stored, 1 still being played (stay queued), "
+        "1 not on Lichess (kept in rejected_records)"
+    ) in console.ingest_summary(first.summary(), per_player=False)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.sql("SELECT game_id FROM refetch_games").fetchall() == [("term0002",)]
+    finally:
+        con.close()
+
+    second, asked = _night(db, world, _at(3, month=8))
+    assert (second.refetched, second.refetch_ongoing, second.refetch_missing, asked["games_by_id"]) == (1, 0, 0, 1)
+    third, asked = _night(db, world, _at(4, month=8))
+    assert (third.refetched, "games_by_id" in asked) == (0, False)
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        stored = dict(
+            con.sql(
+                "SELECT g.game_id, (g.status, g.winner, r.source) FROM lichess_games g JOIN raw_games r USING (game_id)"
+            ).fetchall()
+        )
+        only_rejected = con.sql(
+            "SELECT record_key, reason FROM rejected_records WHERE record_key NOT IN (SELECT game_id FROM lichess_games)"
+        ).fetchall()
+        assert con.sql("SELECT count(*) FROM refetch_games").fetchall() == [(0,)]
+    finally:
+        con.close()
+    assert stored == {
+        "norm0001": ("resign", "white", "dump"),  # Normal, a win without 16 captures
+        "time0001": ("outoftime", "black", "dump"),
+        "aban0001": ("noStart", "white", "dump"),
+        "rule0001": ("cheat", "white", "dump"),
+        "unkn0001": ("unknownFinish", None, "dump"),
+        "insu0001": ("insufficientMaterialClaim", None, "dump"),
+        "read0001": ("resign", "white", "api"),
+        "read0002": ("resign", "black", "api"),
+        "term0001": ("resign", "black", "api"),
+        "term0002": ("resign", "white", "api"),
+        "augu0001": ("resign", "white", "api"),  # the stream from the cursor
+    }
+    assert only_rejected == [
+        (
+            "gone0001",
+            "lichess_db_antichess_rated_2026-07.pgn.zst: PGN: move 2 'Zz9': not a move in SAN; not returned by the "
+            "API's export by id on 2026-08-01 (deleted from Lichess?): no longer queued",
+        )
+    ]
