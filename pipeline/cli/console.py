@@ -423,6 +423,12 @@ def ingest_summary(report: dict[str, Any], per_player: bool) -> list[str]:
             else ""
         )
     )
+    refetch = [report.get(k, 0) for k in ("refetched", "refetch_ongoing", "refetch_missing")]
+    if any(refetch):
+        lines.append(
+            f"backfill queue: {refetch[0]} games re-fetched by id and stored, {refetch[1]} still being played "
+            f"(stay queued), {refetch[2]} not on Lichess (kept in rejected_records)"
+        )
     lines.extend(f"warning: {w}" for w in report["warnings"])
     return lines
 

@@ -9,7 +9,9 @@ Facts it relies on (Lichess's API and berserk 0.14; docs/ingestion.md):
 * ``since``/``until`` must be int milliseconds (a datetime is silently ignored by Lichess).
 * berserk turns ``createdAt``/``lastMoveAt`` into datetimes in place; :func:`wire_form` turns
   them back so the raw tables keep what Lichess sent.
-* ``POST /api/users`` keeps the first 300 ids only: we send chunks of 300.
+* ``POST /api/users`` and ``POST /api/games/export/_ids`` keep the first 300 ids only: we send
+  chunks of 300. berserk's ``games.export_multi`` sends the ids but cannot ask for ``pgnInJson``
+  and parses the lines: :func:`fetch_games_by_id` posts through the same requestor instead.
 * the games export's ``perfType``/``rated`` filters go through a search index with duplicates
   and gaps: we never send them, and filter ``variant == "antichess"`` ourselves.
 * berserk has no retries, backoff or 429 handling: the session below adds them (one lane,
@@ -35,6 +37,7 @@ from pipeline.errors import LichessError
 log = logging.getLogger(__name__)
 
 USERS_PER_REQUEST = 300
+GAMES_PER_REQUEST = 300  # POST /api/games/export/_ids (600 for verified accounts; the rest is dropped)
 EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 GAME_STATUSES = frozenset(
     {
@@ -260,6 +263,26 @@ def open_game_stream(
         return iter(client.games._r.get(f"/api/games/user/{user_id}", params=params, fmt=RAW_NDJSON, stream=True))
     except (berserk.exceptions.BerserkError, requests.RequestException) as e:
         raise _wrap(f"games of {user_id!r}", e) from e
+
+
+def fetch_games_by_id(client: berserk.Client, game_ids: Iterable[str]) -> Iterator[str]:
+    """The games of ``game_ids`` through ``POST /api/games/export/_ids`` (the body the ids
+    comma-separated, 300 a request, one request after another), with the query the games export
+    sends (moves, pgnInJson), as raw NDJSON lines. Lichess answers with the games it has, finished
+    or still being played, and leaves out ids it does not know (a deleted game).
+
+    Errors at request time raise LichessError; a cut mid-stream raises one of STREAM_ERRORS."""
+    ids = list(dict.fromkeys(game_ids))
+    params = {"moves": True, "pgnInJson": True}
+    for i in range(0, len(ids), GAMES_PER_REQUEST):
+        chunk = ids[i : i + GAMES_PER_REQUEST]
+        try:
+            lines = client.games._r.post(
+                "/api/games/export/_ids", params=params, data=",".join(chunk), fmt=RAW_NDJSON, stream=True
+            )
+        except (berserk.exceptions.BerserkError, requests.RequestException) as e:
+            raise _wrap(f"POST /api/games/export/_ids ({len(chunk)} ids)", e) from e
+        yield from lines
 
 
 # --------------------------------------------------------------------------- typing

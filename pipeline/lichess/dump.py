@@ -13,11 +13,15 @@ adapter for that format, as ``client`` is for the API:
   grammar, the ``[%clk]`` comments; a record with errors is rejected with them);
 * :func:`store_dump_games` writes them as the API path does (``raw_games`` with the PGN text as the
   raw record and ``source = 'dump'``, ``lichess_games``, ``rejected_records``) in one transaction,
-  never over a game the API already stored (its JSON says more than the dump);
+  never over a game the API already stored (its JSON says more than the dump); a record it cannot
+  store as a finished game (unreadable, or ``Unterminated``) is kept in ``rejected_records`` under
+  its ``Site`` game id and queued in ``refetch_games``: the next ingest fetches it by id
+  (``pipeline.lichess.ingest``), since the cursors below move past its month;
 * :func:`place_cursors` moves each player's games cursor to the first millisecond after the
   dumps' last month, so the next API fetch asks only for what the dumps do not hold.
 
-What the dump cannot say (docs/backfill.md): casual games are not in it, nor unfinished ones;
+What the dump cannot say (docs/backfill.md): casual games are not in it; a game still being played
+when the dump was cut is written ``Unterminated`` (queued, as above);
 ``created_at`` has whole seconds (UTCDate/UTCTime); ``last_move_at`` is estimated from the clocks;
 ``status`` comes from ``Termination`` and the board (see :func:`dump_status`).
 """
@@ -48,6 +52,9 @@ BATCH = 10_000  # games per transaction
 SOURCE = "dump"
 
 _SITE = re.compile(r"https?://lichess\.org/([A-Za-z0-9]{8})")
+# the Site tag's game id, read from a record whatever else is wrong with it (not the first lichess.org
+# URL: an arena game's Event, which comes first, holds its tournament's)
+_SITE_TAG = re.compile(r'^\[Site "https?://lichess\.org/([A-Za-z0-9]{8})"\]', re.MULTILINE)
 _CLK = re.compile(r"\[%clk (\d+):(\d\d):(\d\d)\]")
 _TIME_CONTROL = re.compile(r"(\d+)\+(\d+)")
 _RESULTS: dict[str, Winner | None] = {"1-0": "white", "0-1": "black", "1/2-1/2": None}
@@ -294,15 +301,24 @@ def _captures(sans: list[str], color: int) -> int:
     return sum("x" in san for san in sans[color::2])
 
 
+class UnterminatedGame(ValueError):
+    """A record Lichess wrote ``Termination "Unterminated"``: the game was still being played when
+    the dump was cut (lila's PgnDump writes it for a game ``created`` or ``started``)."""
+
+
 def dump_status(termination: str, winner: Winner | None, sans: list[str]) -> str:
     """The API's ``status`` as near as the dump tells it (Lichess writes Termination from status:
     Normal ← mate, resign, stalemate, draw, variantEnd; Time forfeit ← outoftime, timeout;
-    Abandoned ← aborted, noStart; Rules infraction ← cheat; Unknown ← unknownFinish).
+    Abandoned ← aborted, noStart; Rules infraction ← cheat; Unknown ← unknownFinish;
+    Insufficient material ← insufficientMaterialClaim; Unterminated ← created, started, which
+    :func:`parse_dump_game` refuses before this).
 
     Normal: a draw is ``draw``; a win is ``variantEnd`` when the loser captured all 16 of the
     winner's pieces (the antichess goal), else ``resign`` — a win by stalemate (the winner still
     has pieces but no move) reads as ``resign`` here, where the API says ``variantEnd``. Time
-    forfeit is ``outoftime`` (the API's ``timeout``, a player who left, reads the same)."""
+    forfeit is ``outoftime`` (the API's ``timeout``, a player who left, reads the same).
+    Insufficient material is ``insufficientMaterialClaim``, a draw (the side that cannot lose
+    claimed it): a win under it is a ValueError."""
     if termination == "Normal":
         if winner is None:
             return "draw"
@@ -316,8 +332,13 @@ def dump_status(termination: str, winner: Winner | None, sans: list[str]) -> str
         return "cheat"
     if termination == "Unknown":
         return "unknownFinish"
+    if termination == "Insufficient material":
+        if winner is not None:
+            raise ValueError(f"Termination {termination!r} with a win for {winner}: expected 1/2-1/2 (a claimed draw)")
+        return "insufficientMaterialClaim"
     raise ValueError(
-        f"Termination {termination!r}: expected Normal, Time forfeit, Abandoned, Rules infraction or Unknown"
+        f"Termination {termination!r}: expected Normal, Time forfeit, Abandoned, Rules infraction, Unknown, "
+        "Insufficient material or Unterminated"
     )
 
 
@@ -340,6 +361,25 @@ def _played_s(game: DumpGame, initial_s: int | None, increment_s: int | None, fl
     return max(total, 0)
 
 
+def _created(h: dict[str, str]) -> dt.datetime:
+    """The game's creation (UTCDate, UTCTime); ValueError naming them when they do not read."""
+    date, time = h.get("UTCDate", ""), h.get("UTCTime", "")
+    try:
+        if len(date) != 10 or len(time) != 8 or date[4] + date[7] + time[2] + time[5] != "..::":
+            raise ValueError
+        return dt.datetime(
+            int(date[:4]), int(date[5:7]), int(date[8:]), int(time[:2]), int(time[3:5]), int(time[6:]), tzinfo=dt.UTC
+        )
+    except ValueError:
+        raise ValueError(f"UTCDate {date!r} / UTCTime {time!r}: expected YYYY.MM.DD and HH:MM:SS") from None
+
+
+def site_id(text: str) -> str | None:
+    """The game id of a record's ``Site`` tag, whatever else is wrong with the record."""
+    found = _SITE_TAG.search(text)
+    return found[1] if found else None
+
+
 def parse_dump_game(text: str) -> GameRow:
     """Type one game of a dump; ValueError names what is wrong (python-chess's errors included)."""
     reader = read_dump_game(text)
@@ -350,6 +390,8 @@ def parse_dump_game(text: str) -> GameRow:
     if site is None:
         raise ValueError(f"Site {h.get('Site')!r}: expected https://lichess.org/<8-character game id>")
     gid = site[1]
+    if h.get("Termination") == "Unterminated":
+        raise UnterminatedGame("Termination 'Unterminated': still being played when the dump was cut")
     variant = h.get("Variant", "")
     if variant != "Antichess":
         raise ValueError(f"Variant {variant!r}: expected Antichess (the antichess dump)")
@@ -359,15 +401,7 @@ def parse_dump_game(text: str) -> GameRow:
     if reader.result_token is not None and reader.result_token != result:
         raise ValueError(f"the movetext ends {reader.result_token!r} where the Result header says {result!r}")
     winner = _RESULTS[result]
-    date, time = h.get("UTCDate", ""), h.get("UTCTime", "")
-    try:
-        if len(date) != 10 or len(time) != 8 or date[4] + date[7] + time[2] + time[5] != "..::":
-            raise ValueError
-        created = dt.datetime(
-            int(date[:4]), int(date[5:7]), int(date[8:]), int(time[:2]), int(time[3:5]), int(time[6:]), tzinfo=dt.UTC
-        )
-    except ValueError:
-        raise ValueError(f"UTCDate {date!r} / UTCTime {time!r}: expected YYYY.MM.DD and HH:MM:SS") from None
+    created = _created(h)
     tc = h.get("TimeControl", "-")
     if tc == "-":
         initial = increment = None
@@ -410,14 +444,15 @@ def parse_dump_game(text: str) -> GameRow:
 # --------------------------------------------------------------------------- storing
 
 
-FILE_COUNTS = ("scanned", "matched", "new", "already_stored", "kept_api", "rejected", "before_horizon")
+FILE_COUNTS = ("scanned", "matched", "new", "already_stored", "kept_api", "rejected", "queued", "before_horizon")
+QUEUE_NOTE = "queued to be fetched by id from the API at the next ingest"
 
 
 @dataclass
 class DumpReport:
     """One backfill, per dump file and in total: scanned = games of others + matched; matched =
     loaded + rejected + before_horizon (created before lichess.history_since: not stored, as the
-    API never fetches them); loaded = new + already_stored (the dump's copy, stored before by a
+    API never fetches them); queued = the rejected ones queued in refetch_games; loaded = new + already_stored (the dump's copy, stored before by a
     rerun: replaced by the same row) + kept_api (the API's copy is stored: it stays)."""
 
     per_file: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -456,6 +491,10 @@ class DumpReport:
         return self._sum("rejected")
 
     @property
+    def queued(self) -> int:
+        return self._sum("queued")
+
+    @property
     def before_horizon(self) -> int:
         return self._sum("before_horizon")
 
@@ -470,6 +509,8 @@ class DumpReport:
 
 
 def _reject(text: str, key: str | None, reason: str, fetched_at: dt.datetime) -> dict[str, Any]:
+    """A refused record, kept whole: under its Site game id, or (none readable) under the md5 of its
+    text, 32 hex digits, which no 8-character game id equals and only the same bytes share."""
     return {
         "source": "game",
         "record_key": key or hashlib.md5(text.encode()).hexdigest(),
@@ -477,6 +518,16 @@ def _reject(text: str, key: str | None, reason: str, fetched_at: dt.datetime) ->
         "payload": text,
         "fetched_at": fetched_at,
     }
+
+
+def _refused_before(text: str, since: dt.datetime | None) -> bool:
+    """Whether a refused record's UTCDate/UTCTime read and fall before ``since``."""
+    if since is None:
+        return False
+    try:
+        return _created(read_dump_game(text).headers) < since
+    except ValueError:
+        return False
 
 
 def store_dump_games(
@@ -489,29 +540,45 @@ def store_dump_games(
     """Type and store a batch of dump records, (file name, PGN text), in one transaction. A game
     the API stored stays as the API stored it; a game the dump stored before is replaced by the
     same row (a rerun); a game created before ``since`` (lichess.history_since) is counted, not
-    stored. Counts go to ``report`` in total and per file."""
+    stored. A record that is refused (it does not read, or is ``Unterminated``) is kept in
+    rejected_records with the reason and, when its Site tag names a game the API has not stored
+    and it was not created before ``since``, queued in refetch_games: the cursors move past its
+    month, so only a fetch by id brings it in. Counts go to ``report`` in total and per file."""
     rows: dict[str, tuple[str, str, GameRow]] = {}
-    rejected = []
+    rejected: dict[str, dict[str, Any]] = {}
+    refused: dict[str, str] = {}  # game id → the file of its refused record
     for name, text in records:
         counts = report.per_file.setdefault(name, dict.fromkeys(FILE_COUNTS, 0))
         try:
             row = parse_dump_game(text)
         except ValueError as e:
-            site = _SITE.search(text)
-            rejected.append(_reject(text, site[1] if site else None, f"{name}: {e}", fetched_at))
+            gid = site_id(text)
+            queue = gid is not None and not _refused_before(text, since)
+            reason = f"{name}: {e}" + (f": {QUEUE_NOTE}" if queue else "")
+            record = _reject(text, gid, reason, fetched_at)
+            rejected[record["record_key"]] = record
             counts["rejected"] += 1
+            if queue and gid is not None:
+                refused[gid] = name
             continue
         if since is not None and row.created_at < since:
             counts["before_horizon"] += 1
             continue
         rows[row.game_id] = (name, text, row)
     stored = {}
-    if rows:
-        stored = dict(gateway.query(con, "queries/stored_game_sources", [list(rows)]).iter_rows())
+    if rows or refused:
+        stored = dict(gateway.query(con, "queries/stored_game_sources", [list(rows) + list(refused)]).iter_rows())
     keep = {gid: v for gid, v in rows.items() if stored.get(gid) != "api"}
     for gid, (name, _, _) in rows.items():
         kind = "kept_api" if gid not in keep else "already_stored" if gid in stored else "new"
         report.per_file[name][kind] += 1
+    queued = []
+    for gid, name in refused.items():
+        if stored.get(gid) == "api":  # the API's copy is stored: nothing to fetch
+            rejected[gid]["reason"] = rejected[gid]["reason"].removesuffix(f": {QUEUE_NOTE}")
+            continue
+        report.per_file[name]["queued"] += 1
+        queued.append({"game_id": gid, "dump_file": name, "queued_at": fetched_at})
     if not keep and not rejected:
         return
     with gateway.transaction(con):
@@ -524,7 +591,8 @@ def store_dump_games(
             ],
         )
         gateway.upsert(con, "lichess_games", [row.__dict__ for _, _, row in keep.values()])
-        gateway.upsert(con, "rejected_records", rejected)
+        gateway.upsert(con, "rejected_records", list(rejected.values()))
+        gateway.upsert(con, "refetch_games", queued)
 
 
 def backfill(

@@ -26,6 +26,12 @@ not JSON or cannot be typed goes to ``rejected_records`` with the reason, in the
 transaction. Per player and in total: fetched = loaded + skipped (other variants against
 outsiders) + ongoing + rejected, and loaded = new + already stored.
 
+Games queued by a backfill (``refetch_games``: a dump record that did not read, or a game still being
+played when the dump was cut, in a month the cursors have moved past) are fetched by id first
+(:func:`refetch_queued`, ``POST /api/games/export/_ids``, 300 ids a request) and stored as the
+streams store games; one still being played stays queued, one Lichess does not return leaves the
+queue with its dump record kept in ``rejected_records`` and the reason.
+
 A game whose PGN ``[White]``/``[Black]`` tags name other players than its JSON is stored as the
 JSON says (it may be a real game with a real result) and flagged in ``game_flags`` with the
 reason, in the same transaction (``verify.pgn_players_problem``: headers only, no replay); it is
@@ -56,6 +62,7 @@ from pipeline.lichess.client import (
     STREAM_ERRORS,
     GameRow,
     UserRow,
+    fetch_games_by_id,
     fetch_rating_history,
     fetch_users,
     open_game_stream,
@@ -65,6 +72,7 @@ from pipeline.lichess.client import (
     stats_of,
     to_ms,
 )
+from pipeline.lichess.dump import QUEUE_NOTE
 from pipeline.lichess.verifier import Verdicts, Verifier, in_process
 from pipeline.store import gateway
 from pipeline.store import writer as background
@@ -220,6 +228,9 @@ class IngestReport:
     rate_limited: int = 0
     waited_429_s: float = 0.0
     streams_resumed: int = 0
+    refetched: int = 0  # games queued by a backfill (refetch_games), fetched by id and stored
+    refetch_ongoing: int = 0  # of those asked for: still being played (they stay queued)
+    refetch_missing: int = 0  # of those asked for: not returned by Lichess (kept in rejected_records)
     verified: int = 0  # match-game candidates verified as they arrived (Scope.windows)
     mismatches: int = 0  # of those: the PGN or the board disagrees with the JSON
     warnings: list[str] = field(default_factory=list)
@@ -699,6 +710,7 @@ def ingest(
     cursors = {
         (r["user_id"], r["endpoint"]): r for r in gateway.query(con, "queries/ingest_cursors").iter_rows(named=True)
     }
+    refetch_queued(con, client, scope, now, report)
     report.users_missing = [i for i in ids if i not in known]
     for uid in report.users_missing:
         report.warnings.append(f"player {uid!r} was not found on Lichess (misspelt, or the account does not exist)")
@@ -731,6 +743,92 @@ def ingest(
         setattr(report, key, getattr(stats, key) - start_stats[key])
     log.info("ingest: %s", {k: v for k, v in report.summary().items() if k != "players"})
     return report
+
+
+def refetch_queued(
+    con: duckdb.DuckDBPyConnection, client: berserk.Client, scope: Scope, fetched_at: dt.datetime, report: IngestReport
+) -> None:
+    """Fetch the games a backfill queued (``refetch_games``) by id and store them as the streams do
+    (raw line, typed row, flag, match-game verdict), removing them from the queue in the same
+    transaction. A game Lichess shows as still being played stays queued; a line that cannot be
+    typed goes to rejected_records (and leaves the queue: asking again gives the same line); an
+    id Lichess does not return (a deleted game) leaves the queue, its dump record kept in
+    rejected_records with why. A stream cut keeps what arrived and leaves the rest queued."""
+    queue = {r["game_id"]: r for r in gateway.query(con, "queries/refetch_queue").iter_rows(named=True)}
+    if not queue:
+        return
+    arrived: dict[str, tuple[str, GameRow]] = {}
+    rejected: dict[str, dict[str, Any]] = {}
+    ongoing: set[str] = set()
+    cut = False
+    try:
+        for line in fetch_games_by_id(client, queue):
+            try:
+                g = ndjson.loads(line)
+            except json.JSONDecodeError as e:
+                bad = _reject("game", line, None, f"re-fetched by id: not valid JSON ({e.msg})", fetched_at)
+                rejected[bad["record_key"]] = bad
+                continue
+            gid = g.get("id") if isinstance(g, dict) and isinstance(g.get("id"), str) else None
+            if gid is None or gid not in queue:
+                bad = _reject("game", line, None, f"re-fetched by id: game id {gid!r} was not asked for", fetched_at)
+                rejected[bad["record_key"]] = bad
+                continue
+            if g.get("status") in UNFINISHED:
+                ongoing.add(gid)
+                continue
+            try:
+                arrived[gid] = (line, parse_game(g))
+            except ValueError as e:
+                rejected[gid] = _reject("game", line, gid, f"re-fetched by id: {e}", fetched_at)
+    except STREAM_ERRORS as e:
+        cut = True
+        report.warnings.append(
+            f"the fetch by id of {len(queue)} queued games broke ({type(e).__name__}): "
+            f"{len(arrived)} stored, the rest stay queued for the next run"
+        )
+    missing = [] if cut else [gid for gid in queue if gid not in arrived and gid not in ongoing and gid not in rejected]
+    for gid in missing:
+        q = queue[gid]
+        before = (q["reason"] or f"{q['dump_file']}: refused").removesuffix(": " + QUEUE_NOTE)
+        rejected[gid] = _reject(
+            "game",
+            q["payload"] if q["payload"] is not None else json.dumps(q, default=str),
+            gid,
+            f"{before}; not returned by the API's export by id on {fetched_at:%Y-%m-%d} "
+            "(deleted from Lichess?): no longer queued",
+            fetched_at,
+        )
+    flags = []
+    for gid, (_, row) in arrived.items():
+        problem = verify.pgn_players_problem(row.pgn, row.white_name, row.black_name)
+        if problem is not None:
+            reason = f"the PGN names other players than the JSON ({problem}): stored as the JSON says, check it"
+            flags.append({"game_id": gid, "reason": reason, "flagged_at": fetched_at})
+    verdicts = _verify(
+        con, in_process({gid: row.__dict__ for gid, (_, row) in arrived.items() if scope.may_be_match_game(row)})
+    )
+    done = [gid for gid in queue if gid in arrived or gid in rejected]
+    with gateway.transaction(con):
+        gateway.upsert(
+            con,
+            "raw_games",
+            [
+                {"game_id": gid, "payload": line, "fetched_at": fetched_at, "source": "api"}
+                for gid, (line, _) in arrived.items()
+            ],
+        )
+        gateway.upsert(con, "lichess_games", [row.__dict__ for _, row in arrived.values()])
+        gateway.upsert(con, "game_flags", flags)
+        gateway.upsert(con, "rejected_records", list(rejected.values()))
+        gateway.upsert(con, "game_verdicts", [{**v.__dict__, "verified_at": fetched_at} for v in verdicts])
+        gateway.delete_keys(con, "refetch_games", "game_id", done)
+    report.refetched += len(arrived)
+    report.refetch_ongoing += len(ongoing)
+    report.refetch_missing += len(missing)
+    report.rejected += len(rejected) - len(missing)
+    report.verified += len(verdicts)
+    report.mismatches += sum(v.disagrees for v in verdicts)
 
 
 Stream = tuple[UserRow, int | None, int | None]  # the player, since (ms), games synced before (None: never)
@@ -973,6 +1071,9 @@ _COUNTERS = (
     "rate_limited",
     "waited_429_s",
     "streams_resumed",
+    "refetched",
+    "refetch_ongoing",
+    "refetch_missing",
     "verified",
     "mismatches",
 )

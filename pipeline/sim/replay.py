@@ -13,6 +13,11 @@ Semantics copied from lichess.org (docs/ingestion.md, What Lichess's API does):
 * ``POST /api/users``: comma-separated ids in the body, the first 300 only, unknown ids skipped,
   answered in the order asked.
 * ``GET /api/user/{name}/rating-history``: closed or unknown → 404.
+* ``POST /api/games/export/_ids``: comma-separated game ids in the body, the first 300 only (the
+  rest dropped without a word, as lichess.org does for an account that is not verified), ids it
+  does not know (or not yet created at ``now``) left out; NDJSON, newest first; any status (a game
+  being played at ``now`` as ``started``, as with ``ongoing=true``); ``pgnInJson``, ``moves``,
+  ``clocks``, ``opening`` as for the export below; two downloads at a time, as that export.
 * ``GET /api/games/user/{name}``: NDJSON, newest first (``sort=dateAsc`` for oldest first),
   ``since`` inclusive / ``until`` exclusive on ``createdAt`` (ms), ``vs``, ``max``, ``rated``,
   ``perfType``, ``color``; finished games only; ``pgn`` only with ``pgnInJson``, ``moves`` unless
@@ -64,6 +69,7 @@ log = logging.getLogger(__name__)
 
 HOST = "127.0.0.1"
 USERS_BY_ID_LIMIT = 300
+GAMES_BY_ID_LIMIT = 300
 ONGOING = frozenset({"created", "started"})  # exported only with ongoing=true
 NEVER_EXPORTED = frozenset({"aborted"})  # status < 30 and not ongoing: never exported
 UNFINISHED = ONGOING | NEVER_EXPORTED
@@ -95,6 +101,7 @@ class Dataset:
     histories: dict[str, list[Any]]
     games: list[dict[str, Any]]
     games_by_user: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    games_by_id: dict[str, dict[str, Any]] = field(default_factory=dict)
     raw_lines_by_user: dict[str, list[bytes]] = field(default_factory=dict)  # games-raw/, served verbatim
     lines: dict[int, bytes] = field(default_factory=dict)
     """id() of a game of ``games`` → its line of games.ndjson (newline included), as loaded: served
@@ -138,6 +145,7 @@ class Dataset:
     def index(self) -> None:
         self.games.sort(key=lambda g: (g.get("createdAt", 0), g.get("id", "")))
         self.games_by_user = {}
+        self.games_by_id = {g["id"]: g for g in self.games if isinstance(g.get("id"), str)}
         for g in self.games:
             for color in ("white", "black"):
                 uid = ((g.get("players") or {}).get(color) or {}).get("user", {}).get("id")
@@ -284,6 +292,13 @@ class ReplayServer(ThreadingHTTPServer):
         if self.now_ms is None:
             return games
         return [g for g in games if g.get("createdAt", 0) <= self.now_ms]
+
+    def game(self, gid: str) -> dict[str, Any] | None:
+        """The game of that id if it exists at `now` (created by then)."""
+        g = self.dataset.games_by_id.get(gid)
+        if g is None or (self.now_ms is not None and g.get("createdAt", 0) > self.now_ms):
+            return None
+        return g
 
     def is_ongoing(self, g: dict[str, Any]) -> bool:
         if g.get("status") in ONGOING:
@@ -433,16 +448,45 @@ class _Handler(BaseHTTPRequestHandler):
         return self._not_found()
 
     def do_POST(self) -> None:  # noqa: N802
-        seg, _ = self._parts()
+        seg, q = self._parts()
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
-        if self._injected_failure(self.server.count("users")):
+        by_ids = seg == ["api", "games", "export", "_ids"]
+        if self._injected_failure(self.server.count("games_by_id" if by_ids else "users")):
             return
         if seg == ["api", "users"]:
             ids = [i.strip() for i in body.split(",") if i.strip()][:USERS_BY_ID_LIMIT]
             found = [self.server.user(i) for i in ids]
             return self._send_json(HTTPStatus.OK, [_public(u) for u in found if u is not None])
+        if by_ids:
+            with self.server.lock:
+                busy = self.server.active_downloads >= self.server.options.max_downloads
+                if not busy:
+                    self.server.active_downloads += 1
+            if busy:
+                self.server.injected("429_concurrency")
+                return self._send_json(
+                    HTTPStatus.TOO_MANY_REQUESTS, {"error": "Too many concurrent downloads"}, {"Retry-After": "60"}
+                )
+            try:
+                return self._export_by_ids(body, q)
+            finally:
+                with self.server.lock:
+                    self.server.active_downloads -= 1
         return self._not_found()
+
+    def _export_by_ids(self, body: str, q: dict[str, str]) -> None:
+        """The games of the body's ids (the first GAMES_BY_ID_LIMIT), newest first, unknown ids left out."""
+        server = self.server
+        ids = [i.strip() for i in body.split(",") if i.strip()][:GAMES_BY_ID_LIMIT]
+        games = [g for g in map(server.game, dict.fromkeys(ids)) if g is not None]
+        games.sort(key=lambda g: (g.get("createdAt", 0), g.get("id", "")), reverse=True)
+        drop = {
+            k
+            for k, default in (("pgn", False), ("moves", True), ("clocks", False), ("opening", False))
+            if not _flag(q, "pgnInJson" if k == "pgn" else k, default)
+        }
+        self._stream([_exported_line(server.dataset, g, drop, server.is_ongoing(g)) for g in games])
 
     def _export_games(self, name: str, q: dict[str, str]) -> None:
         user = self.server.user(name)

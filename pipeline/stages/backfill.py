@@ -26,7 +26,8 @@ def summary_lines(report: DumpReport, dumps: list[DumpFile]) -> list[str]:
     lines = [
         f"{f['file']}: {f['scanned']:,} games, {f['matched']:,} of registered players "
         f"({f['new']:,} new, {f['already_stored']:,} again, {f['kept_api']:,} kept as the API stored them, "
-        f"{f['rejected']:,} rejected, {f['before_horizon']:,} before lichess.history_since)"
+        f"{f['rejected']:,} rejected ({f['queued']:,} queued to be fetched by id), "
+        f"{f['before_horizon']:,} before lichess.history_since)"
         for f in report.files
     ]
     span = f"{dumps[0].month:%Y-%m}" if len(dumps) == 1 else f"{dumps[0].month:%Y-%m} to {dumps[-1].month:%Y-%m}"
@@ -34,6 +35,7 @@ def summary_lines(report: DumpReport, dumps: list[DumpFile]) -> list[str]:
         f"backfill: {report.scanned:,} games scanned in {len(report.files)} dump files ({span}); "
         f"{report.matched:,} of registered players = {report.loaded:,} loaded ({report.new:,} new, "
         f"{report.already_stored:,} again, {report.kept_api:,} kept as the API stored them) + {report.rejected:,} rejected "
+        f"({report.queued:,} queued to be fetched by id at the next ingest) "
         f"+ {report.before_horizon:,} created before lichess.history_since (not stored)"
     )
     lines.append(

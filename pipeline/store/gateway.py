@@ -35,6 +35,7 @@ WRITABLE = frozenset(
         "raw_rating_histories",
         "raw_games",
         "rejected_records",
+        "refetch_games",
         "ingest_cursors",
         "lichess_users",
         "lichess_rating_points",
@@ -408,6 +409,14 @@ def replace_where(
     cond = " AND ".join(f"{_column(c)} = ?" for c in where) or "TRUE"
     con.execute(f"DELETE FROM {_check(table)} WHERE {cond}", list(where.values()))
     return _insert(con, f"INSERT INTO {table}", rows)
+
+
+def delete_keys(con: duckdb.DuckDBPyConnection, table: str, column: str, keys: Sequence[str]) -> None:
+    """Delete the rows whose ``column`` is one of ``keys`` (bound as a list)."""
+    if keys:
+        con.execute(
+            f"DELETE FROM {_check(table)} WHERE {_column(column)} IN (SELECT unnest(?::VARCHAR[]))", [list(keys)]
+        )
 
 
 def replace_all(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Any] | pl.DataFrame) -> bool:

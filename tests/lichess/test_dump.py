@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
 import json
 import shutil
 import threading
@@ -21,8 +22,10 @@ import duckdb
 import pytest
 import zstandard
 from demo_audit import audit_demo
+from lichess_data import write_dataset
 from skeleton_kit import cli
 
+from pipeline.cli import console
 from pipeline.inputs.config import load_config
 from pipeline.lichess import dump, ingest
 from pipeline.lichess.client import make_client, parse_game, to_ms
@@ -191,29 +194,31 @@ def test_names_are_matched_as_lichess_ids_case_insensitively_and_whole(tmp_path:
 
 def test_a_pgn_error_game_is_kept_in_rejected_records_with_its_reason(tmp_path: Path) -> None:
     """Of alice's three games, one has a move that is not SAN and one an unknown Termination: both
-    are kept whole in rejected_records with the reason; matched = loaded + rejected."""
+    are kept whole in rejected_records with the reason and queued in refetch_games (the cursor
+    moves past July: only a fetch by id brings them in); matched = loaded + rejected."""
     bad_move = pgn("bbbbbbb2", "Alice", "olga", movetext="1. e3 { [%clk 0:03:00] } 1... Zz9 { [%clk 0:03:00] }")
     bad_end = pgn("bbbbbbb3", "olga", "Alice", termination="Exploded")
     path = write_dump(tmp_path, "2026-07", pgn("bbbbbbb1", "Alice", "olga") + bad_move + bad_end)
     db = tmp_path / "t.duckdb"
     report = _backfill(db, [path], ["alice"], None)
-    assert (report.scanned, report.matched, report.loaded, report.rejected) == (3, 3, 1, 2)
+    assert (report.scanned, report.matched, report.loaded, report.rejected, report.queued) == (3, 3, 1, 2, 2)
+    name = "lichess_db_antichess_rated_2026-07.pgn.zst"
+    queued = ": queued to be fetched by id from the API at the next ingest"
     con = duckdb.connect(str(db), read_only=True)
     try:
         assert con.sql("SELECT source, record_key, reason, payload FROM rejected_records ORDER BY 2").fetchall() == [
-            (
-                "game",
-                "bbbbbbb2",
-                "lichess_db_antichess_rated_2026-07.pgn.zst: PGN: move 2 'Zz9': not a move in SAN",
-                bad_move,
-            ),
+            ("game", "bbbbbbb2", f"{name}: PGN: move 2 'Zz9': not a move in SAN{queued}", bad_move),
             (
                 "game",
                 "bbbbbbb3",
-                "lichess_db_antichess_rated_2026-07.pgn.zst: Termination 'Exploded': expected Normal, "
-                "Time forfeit, Abandoned, Rules infraction or Unknown",
+                f"{name}: Termination 'Exploded': expected Normal, Time forfeit, Abandoned, Rules infraction, "
+                f"Unknown, Insufficient material or Unterminated{queued}",
                 bad_end,
             ),
+        ]
+        assert con.sql("SELECT game_id, dump_file FROM refetch_games ORDER BY 1").fetchall() == [
+            ("bbbbbbb2", name),
+            ("bbbbbbb3", name),
         ]
         assert con.sql("SELECT game_id, source FROM raw_games").fetchall() == [("bbbbbbb1", "dump")]
         assert con.sql("SELECT game_id, status, winner, moves FROM lichess_games").fetchall() == [
@@ -518,3 +523,342 @@ def test_the_demos_dumps_are_the_same_bytes_for_the_same_seed(dumped: Path, tmp_
     one = sorted(p.name for p in (tmp_path / "one").iterdir())
     assert one == [f"lichess_db_antichess_rated_2026-{m:02d}.pgn.zst" for m in (7, 8, 9, 10)]
     assert all((tmp_path / "one" / n).read_bytes() == (tmp_path / "two" / n).read_bytes() for n in one)
+
+
+# --------------------------------------------------------------------------- every Termination, every quirk
+
+
+def dump_record(
+    gid: str | None,
+    white: str,
+    black: str,
+    *,
+    when: str = "2026.07.10 12:00:00",
+    result: str = "1-0",
+    termination: str = "Normal",
+    movetext: str = "1. e3 { [%clk 0:03:00] } 1... b5 { [%clk 0:03:00] } 2. Bxb5 { [%clk 0:02:58] }",
+    event: str = "Rated Antichess game",
+    titles: str = "",
+) -> str:
+    """One record as Lichess's dumps write it: tags in their order (Event, Site, Date, Round, White,
+    Black, Result, UTCDate, UTCTime, WhiteElo, BlackElo, WhiteRatingDiff, BlackRatingDiff, [titles],
+    TimeControl, Termination, Variant), no ECO (a variant has none), the movetext on one line
+    ending with the result; ``movetext=""`` gives a game without moves (`` 0-1``, a leading space)."""
+    date, time = when.split()
+    site = f'[Site "https://lichess.org/{gid}"]\n' if gid else ""
+    return (
+        f'[Event "{event}"]\n{site}[Date "{date}"]\n[Round "-"]\n[White "{white}"]\n[Black "{black}"]\n'
+        f'[Result "{result}"]\n[UTCDate "{date}"]\n[UTCTime "{time}"]\n[WhiteElo "1500"]\n[BlackElo "1600"]\n'
+        f'[WhiteRatingDiff "+9"]\n[BlackRatingDiff "-9"]\n{titles}[TimeControl "180+0"]\n'
+        f'[Termination "{termination}"]\n[Variant "Antichess"]\n\n{movetext} {result}\n\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("termination", "result", "status", "winner"),
+    [
+        # lila's PgnDump: status → Termination; read back as the API's status name, winner from Result
+        ("Normal", "1-0", "resign", "white"),  # a win without all 16 captures: resign (docs/backfill.md)
+        ("Normal", "1/2-1/2", "draw", None),
+        ("Time forfeit", "0-1", "outoftime", "black"),
+        ("Abandoned", "1-0", "noStart", "white"),
+        ("Abandoned", "1/2-1/2", "aborted", None),
+        ("Rules infraction", "0-1", "cheat", "black"),  # TEAM-ELIG-4 counts status cheat
+        ("Unknown", "1/2-1/2", "unknownFinish", None),
+        ("Insufficient material", "1/2-1/2", "insufficientMaterialClaim", None),  # a claimed draw
+    ],
+)
+def test_every_termination_lichess_writes_reads_as_the_apis_status(
+    termination: str, result: str, status: str, winner: str | None
+) -> None:
+    """Each Termination value lila writes for a finished game gives the API's status and the
+    Result's winner (the results TEAM-SCORE-1 scores)."""
+    row = dump.parse_dump_game(dump_record("ttttttt1", "Alice", "olga", result=result, termination=termination))
+    assert (row.status, row.winner) == (status, winner)
+
+
+def test_an_unterminated_record_is_not_a_finished_game() -> None:
+    """``Unterminated`` (lila: a game created or started when the dump was cut) with Result ``*``:
+    refused as such, never typed as a finished game."""
+    record = dump_record("ttttttt2", "Alice", "olga", result="*", termination="Unterminated")
+    with pytest.raises(dump.UnterminatedGame, match="still being played when the dump was cut"):
+        dump.parse_dump_game(record)
+
+
+def test_insufficient_material_with_a_winner_is_refused() -> None:
+    with pytest.raises(ValueError, match="expected 1/2-1/2"):
+        dump.parse_dump_game(dump_record("ttttttt3", "Alice", "olga", termination="Insufficient material"))
+
+
+def test_the_dumps_quirks_read() -> None:
+    """Records as the dumps write them: their tag order without ECO, titles, a game without moves
+    (movetext `` 0-1``), ``[%eval]`` and ``[%clk]`` in one comment, a black move number after a
+    comment; expected by hand from each record."""
+    no_moves = dump_record("qqqqqqq1", "Alice", "olga", result="0-1", termination="Abandoned", movetext="")
+    assert "\n\n 0-1\n" in no_moves
+    row = dump.parse_dump_game(no_moves)
+    assert (row.status, row.winner, row.moves, row.last_move_at) == ("noStart", "black", "", row.created_at)
+    evals = (
+        "1. e3 { [%eval 0.12] [%clk 0:03:00] } 1... b5 { [%eval -0.4] [%clk 0:03:00] } "
+        "2. Bxb5 { [%eval #-3] [%clk 0:02:50] } 2... Bb7 { [%eval #-2] [%clk 0:02:40] }"
+    )
+    row = dump.parse_dump_game(
+        dump_record(
+            "qqqqqqq2",
+            "Alice",
+            "olga",
+            result="0-1",
+            movetext=evals,
+            titles='[WhiteTitle "FM"]\n[BlackTitle "BOT"]\n',
+        )
+    )
+    # white spent 3:00 - 2:50 = 10 s on move 2, black 3:00 - 2:40 = 20 s: last move 30 s after creation
+    assert (row.status, row.winner, row.moves) == ("resign", "black", "e3 b5 Bxb5 Bb7")
+    assert row.last_move_at - row.created_at == dt.timedelta(seconds=30)
+    assert (row.white_rating, row.black_rating, row.clock_initial_s, row.speed) == (1500, 1600, 180, "blitz")
+
+
+def test_every_refused_arena_record_is_kept_under_its_own_game_id(tmp_path: Path) -> None:
+    """Eight arena games whose moves do not read (their Event, first, holds the tournament's URL):
+    eight rows in rejected_records keyed by their Site ids, eight queued; a record without a Site
+    tag is kept under the md5 of its text (it cannot be fetched: not queued)."""
+    arena = "Rated Antichess tournament https://lichess.org/tournament/tourname"
+    bad = "1. e3 { [%clk 0:03:00] } 1... Zz9 { [%clk 0:03:00] }"
+    ids = [f"arena00{i}" for i in range(1, 9)]
+    records = [dump_record(gid, "Alice", "olga", event=arena, movetext=bad) for gid in ids]
+    nameless = dump_record(None, "Alice", "olga", movetext=bad)
+    path = write_dump(tmp_path, "2026-07", "".join(records) + nameless)
+    db = tmp_path / "t.duckdb"
+    report = _backfill(db, [path], ["alice"], None)
+    assert (report.matched, report.rejected, report.queued) == (9, 9, 8)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        got = dict(con.sql("SELECT record_key, payload FROM rejected_records").fetchall())
+        queued = [r[0] for r in con.sql("SELECT game_id FROM refetch_games ORDER BY 1").fetchall()]
+    finally:
+        con.close()
+    assert got == {**dict(zip(ids, records, strict=True)), hashlib.md5(nameless.encode()).hexdigest(): nameless}
+    assert queued == ids
+
+
+# --------------------------------------------------------------------------- nothing lost: the re-fetch by id
+
+CUT = dt.datetime(2026, 8, 1, tzinfo=UTC)  # the July dump's end: Lichess cut it at midnight
+BAD_MOVES = "1. e3 { [%clk 0:03:00] } 1... Zz9 { [%clk 0:03:00] }"
+ARENA = "Rated Antichess tournament https://lichess.org/tournament/tourname"
+
+
+def _api_game(
+    gid: str, white: str, black: str, created: dt.datetime, ended: dt.datetime, status: str, winner: str | None
+) -> dict[str, Any]:
+    """A finished game as the API's export shows it (what the replay server serves)."""
+    g: dict[str, Any] = {
+        "id": gid,
+        "rated": True,
+        "variant": "antichess",
+        "speed": "blitz",
+        "perf": "antichess",
+        "createdAt": to_ms(created),
+        "lastMoveAt": to_ms(ended),
+        "status": status,
+        "source": "lobby",
+        "players": {
+            "white": {"user": {"name": white.title(), "id": white}, "rating": 1500, "ratingDiff": 9},
+            "black": {"user": {"name": black.title(), "id": black}, "rating": 1600, "ratingDiff": -9},
+        },
+        "moves": "e3 b5 Bxb5",
+        "clock": {"initial": 180, "increment": 0, "totalTime": 180},
+        "pgn": f'[Event "Rated Antichess game"]\n[Site "https://lichess.org/{gid}"]\n'
+        f'[White "{white.title()}"]\n[Black "{black.title()}"]\n\n1. e3 b5 2. Bxb5 *\n',
+    }
+    if winner:
+        g["winner"] = winner
+    return g
+
+
+def _at(day: int, hms: str = "12:00:00", month: int = 7) -> dt.datetime:
+    h, m, s = map(int, hms.split(":"))
+    return dt.datetime(2026, month, day, h, m, s, tzinfo=UTC)
+
+
+# (id, white, black, created, ended, API status, winner, dump record's Termination / Result / movetext / Event)
+LOST = [
+    ("norm0001", "alice", "olga", _at(10), _at(10, "12:05:00"), "resign", "white", ("Normal", "1-0", None, None)),
+    (
+        "time0001",
+        "bob",
+        "olga",
+        _at(11),
+        _at(11, "12:05:00"),
+        "outoftime",
+        "black",
+        ("Time forfeit", "0-1", None, None),
+    ),
+    ("aban0001", "alice", "bob", _at(12), _at(12, "12:00:30"), "noStart", "white", ("Abandoned", "1-0", "", None)),
+    (
+        "rule0001",
+        "olga",
+        "alice",
+        _at(13),
+        _at(13, "12:05:00"),
+        "cheat",
+        "white",
+        ("Rules infraction", "1-0", None, None),
+    ),
+    (
+        "unkn0001",
+        "alice",
+        "olga",
+        _at(14),
+        _at(14, "12:05:00"),
+        "unknownFinish",
+        None,
+        ("Unknown", "1/2-1/2", None, None),
+    ),
+    (
+        "insu0001",
+        "bob",
+        "olga",
+        _at(15),
+        _at(15, "12:05:00"),
+        "insufficientMaterialClaim",
+        None,
+        ("Insufficient material", "1/2-1/2", None, None),
+    ),
+    ("read0001", "alice", "bob", _at(16), _at(16, "12:05:00"), "resign", "white", ("Normal", "1-0", BAD_MOVES, None)),
+    ("read0002", "bob", "olga", _at(17), _at(17, "12:05:00"), "resign", "black", ("Normal", "0-1", BAD_MOVES, ARENA)),
+    ("gone0001", "alice", "olga", _at(20), _at(20, "12:05:00"), None, None, ("Normal", "1-0", BAD_MOVES, None)),
+    # still being played at midnight: one ends a minute after, one five
+    (
+        "term0001",
+        "alice",
+        "olga",
+        _at(31, "23:55:00"),
+        _at(1, "00:01:00", 8),
+        "resign",
+        "black",
+        ("Unterminated", "*", None, None),
+    ),
+    (
+        "term0002",
+        "bob",
+        "alice",
+        _at(31, "23:58:00"),
+        _at(1, "00:05:00", 8),
+        "resign",
+        "white",
+        ("Unterminated", "*", None, None),
+    ),
+]
+AFTER_CUT = ("augu0001", "alice", "bob", _at(1, "00:00:30", 8), _at(1, "00:01:30", 8), "resign", "white")
+
+
+def _lost_world(folder: Path) -> tuple[Path, Path]:
+    """The July dump (one record per LOST game) and the API's world (every game but gone0001, which
+    Lichess deleted, and the game of August), as the API shows them once finished."""
+    records = []
+    games = []
+    for gid, white, black, created, ended, status, winner, (termination, result, movetext, event) in LOST:
+        kw: dict[str, Any] = {
+            "when": created.strftime("%Y.%m.%d %H:%M:%S"),
+            "result": result,
+            "termination": termination,
+        }
+        if movetext is not None:
+            kw["movetext"] = movetext
+        if event is not None:
+            kw["event"] = event
+        records.append(dump_record(gid, white.title(), black.title(), **kw))
+        if status is not None:
+            games.append(_api_game(gid, white, black, created, ended, status, winner))
+    games.append(_api_game(*AFTER_CUT))
+    users = [
+        {
+            "id": u,
+            "username": u.title(),
+            "createdAt": to_ms(dt.datetime(2020, 1, 1, tzinfo=UTC)),
+            "perfs": {"antichess": {"games": 500, "rating": 1500, "rd": 60, "prog": 0}},
+        }
+        for u in ("alice", "bob", "olga")
+    ]
+    histories = {u: [{"name": "Antichess", "points": [[2026, 5, 1, 1500]]}] for u in ("alice", "bob")}
+    world = write_dataset(folder / "lichess", users, games, histories)
+    return write_dump(folder, "2026-07", "".join(records)), world
+
+
+def _night(db: Path, world: Path, now: dt.datetime) -> tuple[ingest.IngestReport, dict[str, int]]:
+    options = replay.ReplayOptions(games_per_s=0, history_needs_token=False)
+    with replay.running(world, now=now, options=options) as server:
+        con = gateway.connect(db)
+        try:
+            report = ingest.ingest(con, make_client(server.base_url, None, 30), ["alice", "bob"], _at(1), now)
+        finally:
+            con.close()
+        return report, dict(server.requests_by_kind)
+
+
+def test_no_dump_game_of_a_registered_player_is_lost_after_a_backfill(tmp_path: Path) -> None:
+    """A July dump whose records of alice and bob end in each Termination Lichess writes, two that
+    do not read (one of an arena, whose Event names its tournament first), one of a game Lichess has
+    since deleted and two Unterminated (being played at midnight); backfill (cursors to 08-01),
+    then nightly ingests over real HTTP. Every game of theirs is stored once (TEAM-SCORE-1 scores
+    what is stored, TEAM-ELIG-2/3 count it): the readable records from the dump with the status
+    their Termination gives, the others fetched by id (POST /api/games/export/_ids): the night at
+    00:02 stores term0001 (ended 00:01) and keeps term0002 queued (ended 00:05); the next night
+    stores it. The deleted game leaves the queue and stays in rejected_records with why; the queue
+    is empty after the second night, and a third night asks nothing by id."""
+    path, world = _lost_world(tmp_path)
+    db = tmp_path / "t.duckdb"
+    report = _backfill(db, [path], ["alice", "bob"], _at(1))
+    assert (report.matched, report.loaded, report.rejected, report.queued) == (11, 6, 5, 5)
+
+    first, asked = _night(db, world, _at(1, "00:02:00", 8))
+    assert (first.refetched, first.refetch_ongoing, first.refetch_missing, asked["games_by_id"]) == (3, 1, 1, 1)
+    assert (
+        "backfill queue: 3 games re-fetched by id and stored, 1 still being played (stay queued), "
+        "1 not on Lichess (kept in rejected_records)"
+    ) in console.ingest_summary(first.summary(), per_player=False)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.sql("SELECT game_id FROM refetch_games").fetchall() == [("term0002",)]
+    finally:
+        con.close()
+
+    second, asked = _night(db, world, _at(3, month=8))
+    assert (second.refetched, second.refetch_ongoing, second.refetch_missing, asked["games_by_id"]) == (1, 0, 0, 1)
+    third, asked = _night(db, world, _at(4, month=8))
+    assert (third.refetched, "games_by_id" in asked) == (0, False)
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        stored = dict(
+            con.sql(
+                "SELECT g.game_id, (g.status, g.winner, r.source) FROM lichess_games g JOIN raw_games r USING (game_id)"
+            ).fetchall()
+        )
+        only_rejected = con.sql(
+            "SELECT record_key, reason FROM rejected_records WHERE record_key NOT IN (SELECT game_id FROM lichess_games)"
+        ).fetchall()
+        assert con.sql("SELECT count(*) FROM refetch_games").fetchall() == [(0,)]
+    finally:
+        con.close()
+    assert stored == {
+        "norm0001": ("resign", "white", "dump"),  # Normal, a win without 16 captures
+        "time0001": ("outoftime", "black", "dump"),
+        "aban0001": ("noStart", "white", "dump"),
+        "rule0001": ("cheat", "white", "dump"),
+        "unkn0001": ("unknownFinish", None, "dump"),
+        "insu0001": ("insufficientMaterialClaim", None, "dump"),
+        "read0001": ("resign", "white", "api"),
+        "read0002": ("resign", "black", "api"),
+        "term0001": ("resign", "black", "api"),
+        "term0002": ("resign", "white", "api"),
+        "augu0001": ("resign", "white", "api"),  # the stream from the cursor
+    }
+    assert only_rejected == [
+        (
+            "gone0001",
+            "lichess_db_antichess_rated_2026-07.pgn.zst: PGN: move 2 'Zz9': not a move in SAN; not returned by the "
+            "API's export by id on 2026-08-01 (deleted from Lichess?): no longer queued",
+        )
+    ]

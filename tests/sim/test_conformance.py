@@ -141,3 +141,23 @@ def test_demo_dataset_uses_real_keys_and_types(recorded: dict[str, Any]) -> None
             assert READ_BY_PIPELINE["user"] <= set(u)
             extra = {k: v for k, v in u.items() if real_user.get(k) != v}
             assert extra == {}, extra
+
+
+def test_games_export_by_ids_round_trip_shape(tmp_path: Path) -> None:
+    """POST /api/games/export/_ids of the replay server serving the game lichess.org answered that
+    request with: the same line shape, NDJSON; an id it does not know is left out."""
+    line = (EXAMPLES / "games-export-ids_TJxUmbWK_prod.ndjson").read_text(encoding="utf-8").splitlines()[0]
+    recorded = json.loads(line)
+    (tmp_path / "users.ndjson").write_text("", encoding="utf-8")
+    (tmp_path / "games.ndjson").write_text(line + "\n", encoding="utf-8")
+    with replay.running(tmp_path, options=replay.ReplayOptions(games_per_s=0)) as server:
+        r = requests.post(
+            f"{server.base_url}/api/games/export/_ids",
+            params={"opening": "true"},
+            data="nonexist,TJxUmbWK",
+            headers={"Accept": "application/x-ndjson"},
+            timeout=5,
+        )
+    assert r.headers["Content-Type"] == "application/x-ndjson"
+    [got] = [json.loads(x) for x in r.text.splitlines() if x.strip()]
+    assert shape(got) == shape(recorded)

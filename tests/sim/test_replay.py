@@ -26,7 +26,7 @@ import requests
 from lichess_data import write_dataset
 
 from pipeline.errors import InputError
-from pipeline.lichess.client import make_client
+from pipeline.lichess.client import fetch_games_by_id, make_client
 from pipeline.sim import replay
 
 UTC = dt.UTC
@@ -472,3 +472,43 @@ def test_rating_history_without_token_is_empty(server: replay.ReplayServer) -> N
     """Lichess (since 2026-08): unauthenticated rating-history requests may get [] — always send a token."""
     r = requests.get(f"{server.base_url}/api/user/alice/rating-history", timeout=5)
     assert (r.status_code, r.json()) == (200, [])
+
+
+# --------------------------------------------------------------------------- POST /api/games/export/_ids
+
+
+def _by_ids(server: replay.ReplayServer, body: str, **params: str) -> list[dict[str, Any]]:
+    r = requests.post(f"{server.base_url}/api/games/export/_ids", data=body, params=params, timeout=5)
+    assert r.status_code == 200 and r.headers["Content-Type"] == "application/x-ndjson"
+    return [json.loads(x) for x in r.text.splitlines() if x.strip()]
+
+
+def test_games_by_ids_newest_first_unknown_left_out_any_status(server: replay.ReplayServer) -> None:
+    """Lichess: the games of the ids asked, newest first (createdAt desc), ids it does not know left
+    out without an error; not the user export's filters: a game being played (gs, gc) and an aborted
+    one (ga) come too; pgn only with pgnInJson, as the export."""
+    got = _by_ids(server, "g1,ghost123,ga,g4,gs,g1,gc")
+    assert ids(got) == ["ga", "gs", "gc", "g4", "g1"]  # T0+6h, +5h, +4h, +3h, T0
+    assert "pgn" not in got[0] and "pgn" in _by_ids(server, "g1", pgnInJson="true")[0]
+
+
+def test_games_by_ids_as_they_stood_at_now(server_now: replay.ReplayServer) -> None:
+    """With now = 23:01 (T0 + 3 h 01): g5 (created T0+8h) does not exist yet; g6 (ended T0+3h02) is
+    still being played: started, without winner; g4 (ended 23:01) is finished."""
+    got = {g["id"]: g for g in _by_ids(server_now, "g5,g6,g4")}
+    assert sorted(got) == ["g4", "g6"]
+    assert (got["g6"]["status"], "winner" in got["g6"], got["g4"]["status"]) == ("started", False, "outoftime")
+
+
+def test_games_by_ids_reads_the_first_300_ids_only(tmp_path: Path) -> None:
+    """Lichess takes the first 300 ids of the body (take(300): the rest dropped without a word);
+    fetch_games_by_id sends 300 a request, so 301 queued ids cost two requests and all come."""
+    users = [_user("alice", "Alice"), _user("bob", "Bob")]
+    games = [_game(f"m{i:07d}", "alice", "bob", T0 + i * 60_000, "resign", winner="white") for i in range(301)]
+    folder = write_dataset(tmp_path, users, games, {})
+    with replay.running(folder, options=replay.ReplayOptions(games_per_s=0)) as s:
+        asked = [g["id"] for g in games]
+        assert sorted(ids(_by_ids(s, ",".join(asked)))) == asked[:300]  # the 301st, m0000300, dropped
+        before = s.requests_by_kind["games_by_id"]
+        lines = list(fetch_games_by_id(make_client(s.base_url, None, 5), asked))
+        assert (sorted(json.loads(x)["id"] for x in lines), s.requests_by_kind["games_by_id"] - before) == (asked, 2)
