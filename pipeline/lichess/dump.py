@@ -242,6 +242,10 @@ def read_dump_game(text: str) -> DumpGame:
             end = at
     else:
         _read_movetext(movetext, game)
+    if "?" in movetext or "!" in movetext:
+        # move glyphs (``?!`` ``?`` ``??`` from Lichess's computer analysis, ``!`` ``!?`` by hand)
+        # follow the SAN in an analysed game's record; the API's ``moves`` has none
+        game.sans = [san.rstrip("!?") for san in game.sans]
     new = set(game.sans) - _KNOWN_SANS
     if new and not game.errors:
         for i, san in enumerate(game.sans):

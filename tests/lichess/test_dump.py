@@ -618,6 +618,24 @@ def test_the_dumps_quirks_read() -> None:
     assert (row.white_rating, row.black_rating, row.clock_initial_s, row.speed) == (1500, 1600, 180, "blitz")
 
 
+def test_an_analysed_games_move_glyphs_read_as_its_moves() -> None:
+    """A game with Lichess's computer analysis carries move glyphs (``?!`` inaccuracy, ``?``
+    mistake, ``??`` blunder; ``!``, ``!?`` in hand-annotated PGN) after the SAN and ``[%eval]`` in
+    its comments: the moves read without the glyphs, as the API's ``moves`` gives them; the usual
+    fast path (every comment a bare clock) too."""
+    analysed = (
+        "1. e3 { [%eval 0.12] [%clk 0:03:00] } 1... b5?! { [%eval 1.4] [%clk 0:03:00] } "
+        "2. Bxb5?? { [%eval #-3] [%clk 0:02:50] } 2... Bb7! { [%eval #-2] [%clk 0:02:40] }"
+    )
+    clocks_only = (
+        "1. e3 { [%clk 0:03:00] } 1... b5? { [%clk 0:03:00] } 2. Bxb5!? { [%clk 0:02:50] } 2... Bb7 { [%clk 0:02:40] }"
+    )
+    for gid, movetext in (("qqqqqqq3", analysed), ("qqqqqqq4", clocks_only)):
+        row = dump.parse_dump_game(dump_record(gid, "Alice", "olga", result="0-1", movetext=movetext))
+        assert row.moves == "e3 b5 Bxb5 Bb7", gid
+        assert row.last_move_at - row.created_at == dt.timedelta(seconds=30), gid
+
+
 def test_every_refused_arena_record_is_kept_under_its_own_game_id(tmp_path: Path) -> None:
     """Eight arena games whose moves do not read (their Event, first, holds the tournament's URL):
     eight rows in rejected_records keyed by their Site ids, eight queued; a record without a Site
