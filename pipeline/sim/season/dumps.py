@@ -5,7 +5,8 @@ over), each holding, in creation order, the month's finished rated antichess gam
 demo's world (casual games are not in Lichess's dumps) and ``OTHERS_PER_GAME`` times as many games
 of players nobody registered (the real dump holds everyone's). The headers are those of Lichess's
 dumps (Event, Site, Date, Round, White, Black, Result, UTCDate, UTCTime, WhiteElo, BlackElo,
-WhiteRatingDiff, BlackRatingDiff, WhiteTitle/BlackTitle, Variant, TimeControl, ECO, Termination),
+WhiteRatingDiff, BlackRatingDiff, WhiteTitle/BlackTitle, TimeControl, Termination, Variant; no ECO,
+which Lichess writes for no variant),
 the movetext on one line with a ``{ [%clk h:mm:ss] }`` comment after every move.
 
 The clocks are made to agree with the game's JSON: each side's clock shows the initial time after
@@ -114,7 +115,8 @@ def movetext(g: dict[str, Any]) -> str:
         number = f"{i // 2 + 1}." if i % 2 == 0 else f"{i // 2 + 1}..."
         parts.append(f"{number} {san}" if times is None else f"{number} {san}{_clock(times[i])}")
     parts.append(RESULT[g.get("winner")])
-    return " ".join(parts)
+    # a game without moves: Lichess writes the result after a space (" 0-1")
+    return " ".join(parts) if sans else f" {parts[0]}"
 
 
 def _headers(
@@ -149,13 +151,13 @@ def _headers(
         tags.append(("WhiteTitle", titles[0]))
     if titles[1]:
         tags.append(("BlackTitle", titles[1]))
-    tags += [("Variant", "Antichess"), ("TimeControl", time_control), ("ECO", "?"), ("Termination", termination)]
+    tags += [("TimeControl", time_control), ("Termination", termination), ("Variant", "Antichess")]
     return "".join(f'[{k} "{v}"]\n' for k, v in tags)
 
 
 class _Template:
     """What an outsiders' game borrows from a real one: its time control, result, ending and
-    movetext (the end of its record, from the Variant header on)."""
+    movetext (the end of its record, from the TimeControl header on)."""
 
     __slots__ = ("rated_diff", "result", "tail", "winner")
 
@@ -166,8 +168,8 @@ class _Template:
         self.result = RESULT[self.winner]
         self.rated_diff = "ratingDiff" in g["players"]["white"]
         self.tail = (
-            f'[Variant "Antichess"]\n[TimeControl "{time_control}"]\n[ECO "?"]\n'
-            f'[Termination "{TERMINATION[g["status"]]}"]\n\n{text}\n\n'
+            f'[TimeControl "{time_control}"]\n[Termination "{TERMINATION[g["status"]]}"]\n'
+            f'[Variant "Antichess"]\n\n{text}\n\n'
         )
 
 
