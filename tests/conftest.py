@@ -190,7 +190,7 @@ def suite_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     demo, with the least history the rules allow, 1000 rated games per player before registration
     (TEAM-ELIG-2), every one of them stored, and 8 ACWC players: 59 players and 83,148 games where
     the default demo has 91 and 49,614 (most of its accounts' games counted on their profiles only),
-    the same 32 planted violations and 2 traps. Built once per run (~60 s of CPU; once
+    the same 33 planted violations and 2 traps. Built once per run (~60 s of CPU; once
     across pytest-xdist workers) and shared: tests only read it (the `audited` fixture writes its
     out/ folders, once)."""
     return Path(_built_once(tmp_path_factory, "suite-demo", _suite_demo))

@@ -25,7 +25,7 @@ Finding = tuple[str, str, str, str]  # rule_id, severity, subject, team ('' for 
 # qualify), the fewest history games TEAM-ELIG-2 allows (1000 before registration: the generator
 # then checks every clean player meets TEAM-ELIG-2/3), all of them generated and stored
 # (`stored: None`: the RD-accuracy bounds are measured on long stored histories), and 8 ACWC
-# players (5 rounds, ACWC-Q-1) instead of 40: 59 players and 83,148 games, with the same 32
+# players (5 rounds, ACWC-Q-1) instead of 40: 59 players and 83,148 games, with the same 33
 # planted violations and 2 traps as the default demo (91 players, 49,614 games, most of each
 # account's games counted on its profile only). tests/sim/test_demo_seeds.py audits the default
 # demo and another seed with profile-counted games.

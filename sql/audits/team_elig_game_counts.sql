@@ -2,12 +2,13 @@
 -- Invariant: as of the player's registration time, the account has at least
 -- audit_params.min_rated_games (1000) rated antichess games (TEAM-ELIG-2), and at least
 -- min_recent_games (100) of them in the recent_months (3) calendar months before it (TEAM-ELIG-3).
--- Counts come from the elig_game_counts view (stored games created before registration). Stored
--- games reach back only to lichess.history_since: where they cannot prove TEAM-ELIG-2 and the
--- account is older than that horizon, the count is the profile's rated antichess games
--- (lichess_users.antichess_games, as of its fetch) minus the stored games created from
--- registration to that fetch; the detail says which source it used. TEAM-ELIG-2's rows are
--- elig_game_findings' (shared with acwc_elig_games), each with the player's team.
+-- TEAM-ELIG-2 (resolution 2026-12-04) is counted in the elig_game_counts view: the stored games
+-- created before registration where they alone reach the minimum, else the profile's rated
+-- antichess games (lichess_users.antichess_games, as of its fetch) minus the stored games created
+-- at or after registration, exact because every game from registration on is stored. Its rows are
+-- elig_game_findings' (shared with acwc_elig_games), each with the player's team: an error
+-- stating both numbers, or a warning naming what is missing where the run has no profile count
+-- (a closed account, or no profile fetched). TEAM-ELIG-3 counts the stored games in its window.
 -- Grain: one row per (audited player, rule) that falls short; a warning where the stored data
 -- cannot decide.
 SELECT 'TEAM-ELIG-2' AS rule_id, severity, username AS subject, team, detail, profile_url AS evidence_url

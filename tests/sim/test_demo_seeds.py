@@ -82,26 +82,26 @@ def test_planted_facts_hold_for_the_default_demo(default_world: World) -> None:
 def test_team_elig_2_counts_profile_games_where_the_stored_ones_begin_later(
     world_name: str, request: pytest.FixtureRequest
 ) -> None:
-    """TEAM-ELIG-2 (1000 rated games before registration): an account older than the stored games
-    (lichess.history_since) is counted from its profile: perfs.antichess.games as fetched, minus
-    the stored games created from registration to the fetch. In a world where most games are
-    counted on profiles only, most clean players have far fewer than 1000 stored games before
+    """TEAM-ELIG-2 (1000 rated games before registration; resolution 2026-12-04): where the stored
+    games before registration fall short, the count is the profile's perfs.antichess.games as
+    fetched minus the stored games created at or after registration. In a world where most games
+    are counted on profiles only, most clean players have far fewer than 1000 stored games before
     registration and pass on that count alone; an audit that counted stored games only would flag
     every one of them."""
     _, dbs = request.getfixturevalue(world_name)
     con = duckdb.connect(str(dbs["team"]), read_only=True)
     try:
         counted = con.sql(
-            "SELECT username, stored_before, all_stored, antichess_games, stored_since FROM elig_game_counts "
-            "WHERE NOT coalesce(is_closed, FALSE)"
+            "SELECT username, stored_before, profile_games, stored_since FROM elig_game_counts "
+            "WHERE profile_games IS NOT NULL"
         ).fetchall()
         flagged = {u for (u,) in con.sql("SELECT subject FROM audit_findings WHERE rule_id = 'TEAM-ELIG-2'").fetchall()}
     finally:
         con.close()
     by_profile = [
         name
-        for name, stored_before, all_stored, games, since in counted
-        if stored_before < 1000 and not all_stored and games - since >= 1000  # the profile's count before registration
+        for name, stored_before, games, since in counted
+        if stored_before < 1000 and games - since >= 1000  # the profile's count before registration
     ]
     assert len(by_profile) >= 40  # 12 or 10 teams of 4-5: nearly every player rests on the profile
     assert flagged.isdisjoint(by_profile)

@@ -72,42 +72,115 @@ def test_team_elig_2_3_clean(tmp_path: Path) -> None:
     assert w.run("team_elig_game_counts") == []
 
 
-def test_team_elig_2_counted_from_the_profile(tmp_path: Path) -> None:
-    """TEAM-ELIG-2: stored games begin 2024-08-25, after the account was created, so the count is the
-    profile's 1100 (as of 2026-11-28) minus the 150 stored games since registration: 950 < 1000."""
+def since_registration(w: AuditWorld, name: str, n: int) -> None:
+    """`n` rated games from an hour after registration on (counted as played since the cut-off)."""
+    w.rated_games(name, n, REG + dt.timedelta(hours=1), dt.timedelta(hours=12))
+
+
+def team_short_detail(count: int, profile: int, since: int) -> str:
+    return (
+        f"rated antichess games before 2026-08-25 00:00 UTC: {count} < 1000 (the Lichess profile count {profile} as of "
+        f"2026-11-28 00:00 UTC minus {since} stored games created at or after 2026-08-25 00:00 UTC)"
+    )
+
+
+def test_team_elig_2_old_account_counted_from_the_profile_is_clean(tmp_path: Path) -> None:
+    """TEAM-ELIG-2, resolution 2026-12-04: an account created 2019, its early games not stored
+    (stored games begin 2024-08-25). Profile 1200 now, 150 stored games since registration:
+    1200 - 150 = 1050 >= 1000 before registration, though only 120 are stored before it. A young
+    account (created 2025-01-01, after the stored games begin) the same way: profile 1000, none
+    since, 100 stored before: 1000, no finding."""
+    w = AuditWorld(tmp_path)
+    w.member("Alpha", "Oldtimer", 1, games=1200)
+    recent_games(w, "Oldtimer", 120)
+    since_registration(w, "Oldtimer", 150)
+    w.member("Alpha", "Fresh", 2, created_at=t(2025, 1, 1), games=1000)
+    recent_games(w, "Fresh", 100)
+    assert w.run("team_elig_game_counts") == []
+
+
+def test_team_elig_2_short_account_is_an_error_with_both_numbers(tmp_path: Path) -> None:
+    """TEAM-ELIG-2, resolution 2026-12-04: profile 1100 now, 150 stored games since registration:
+    1100 - 150 = 950 < 1000 before registration (120 stored before it): an error naming 1100 and 150."""
     w = AuditWorld(tmp_path)
     w.member("Alpha", "Short", 1, games=1100)
     recent_games(w, "Short", 120)
-    w.rated_games("Short", 150, REG + dt.timedelta(hours=1), dt.timedelta(hours=12))
+    since_registration(w, "Short", 150)
     assert w.run("team_elig_game_counts") == [
-        (
-            "TEAM-ELIG-2",
-            "error",
-            "Short",
-            "Alpha",
-            "rated antichess games before 2026-08-25 00:00 UTC: 950 < 1000 (source: the Lichess profile count 1100 as of "
-            "2026-11-28 00:00 UTC minus 150 stored games created since registration; stored games begin 2024-08-25 00:00 UTC)",
-            PROFILE + "Short",
-        )
+        ("TEAM-ELIG-2", "error", "Short", "Alpha", team_short_detail(950, 1100, 150), PROFILE + "Short")
     ]
 
 
-def test_team_elig_2_counted_from_stored_games(tmp_path: Path) -> None:
-    """TEAM-ELIG-2: an account created 2025-01-01, after the stored games begin: all its games are
-    stored, 999 before registration < 1000, whatever the profile says (5000)."""
+def test_team_elig_2_without_a_profile_count_is_a_warning_naming_what_is_missing(tmp_path: Path) -> None:
+    """TEAM-ELIG-2, resolution 2026-12-04: Gone's account is closed (its profile shows no game
+    count; 5 games stored before registration); Unfetched has no profile stored at all. Neither
+    can be counted: a warning each, saying which count is missing (TEAM-ELIG-3 skips the closed
+    account, team_elig_marks reports it; Unfetched's 5 recent games are short of TEAM-ELIG-3)."""
     w = AuditWorld(tmp_path)
-    w.member("Alpha", "Fresh", 1, created_at=t(2025, 1, 1), games=5000)
-    w.rated_games("Fresh", 899, t(2025, 1, 2), dt.timedelta(hours=8))
-    recent_games(w, "Fresh", 100)
-    assert w.run("team_elig_game_counts") == [
+    w.member("Alpha", "Gone", 1, closed=True)
+    w.rated_games("Gone", 5, t(2026, 6, 1))
+    w.member("Alpha", "Unfetched", 2, profile=False)
+    w.rated_games("Unfetched", 5, t(2026, 6, 1))
+    found = [r for r in w.run("team_elig_game_counts") if r[0] == "TEAM-ELIG-2"]
+    assert found == [
         (
             "TEAM-ELIG-2",
-            "error",
-            "Fresh",
+            "warning",
+            "Gone",
             "Alpha",
-            "rated antichess games before 2026-08-25 00:00 UTC: 999 < 1000 (every game of the account is stored)",
-            PROFILE + "Fresh",
-        )
+            "rated antichess games before 2026-08-25 00:00 UTC cannot be counted: the Lichess account is closed, so its "
+            "profile (as of 2026-11-28 00:00 UTC) shows no rated antichess game count; only 5 stored before it (stored "
+            "games begin 2024-08-25 00:00 UTC), 1000 required",
+            PROFILE + "Gone",
+        ),
+        (
+            "TEAM-ELIG-2",
+            "warning",
+            "Unfetched",
+            "Alpha",
+            "rated antichess games before 2026-08-25 00:00 UTC cannot be counted: no Lichess profile is stored for this "
+            "player (not fetched yet, or no such account), so there is no rated antichess game count; only 5 stored "
+            "before it (stored games begin 2024-08-25 00:00 UTC), 1000 required",
+            PROFILE + "Unfetched",
+        ),
+    ]
+
+
+def test_team_elig_2_stored_games_alone_reach_the_minimum(tmp_path: Path) -> None:
+    """TEAM-ELIG-2, resolution 2026-12-04: stored games begin 2022-01-01; Unfetched has no profile
+    count but 1000 stored games before registration (every 12 h from 2023-01-01, the last on
+    2024-05-14): the stored count alone reaches 1000, no finding."""
+    w = AuditWorld(tmp_path, history_since="2022-01-01T00:00:00Z")
+    w.member("Alpha", "Unfetched", 1, profile=False)
+    w.rated_games("Unfetched", 1000, t(2023, 1, 1), dt.timedelta(hours=12))
+    recent_games(w, "Unfetched", 100)
+    assert [r for r in w.run("team_elig_game_counts") if r[0] == "TEAM-ELIG-2"] == []
+
+
+def test_team_elig_2_boundary_exactly_the_minimum(tmp_path: Path) -> None:
+    """TEAM-ELIG-2, resolution 2026-12-04: 150 stored games since registration; Exact's profile
+    1150 gives 1000 (eligible), Oneshort's 1149 gives 999 < 1000 (an error)."""
+    w = AuditWorld(tmp_path)
+    for board, (name, games) in enumerate([("Exact", 1150), ("Oneshort", 1149)], 1):
+        w.member("Alpha", name, board, games=games)
+        recent_games(w, name, 100)
+        since_registration(w, name, 150)
+    assert w.run("team_elig_game_counts") == [
+        ("TEAM-ELIG-2", "error", "Oneshort", "Alpha", team_short_detail(999, 1149, 150), PROFILE + "Oneshort")
+    ]
+
+
+def test_team_elig_2_a_game_created_at_registration_counts_as_since(tmp_path: Path) -> None:
+    """TEAM-ELIG-2, resolution 2026-12-04: "at or after the cut-off". Profile 1099; one stored game
+    created at 2026-08-25 00:00 exactly and 99 later: 100 since, so 1099 - 100 = 999 < 1000. Were
+    the game at registration counted as before it, 1099 - 99 = 1000 would pass."""
+    w = AuditWorld(tmp_path)
+    w.member("Alpha", "Edge", 1, games=1099)
+    recent_games(w, "Edge", 100)
+    w.game("Edge", "Outsider1", REG)
+    since_registration(w, "Edge", 99)
+    assert w.run("team_elig_game_counts") == [
+        ("TEAM-ELIG-2", "error", "Edge", "Alpha", team_short_detail(999, 1099, 100), PROFILE + "Edge")
     ]
 
 
@@ -1103,91 +1176,105 @@ def test_acwc_elig_2_clean(tmp_path: Path) -> None:
     assert w.run("acwc_elig_games") == []
 
 
-def test_acwc_elig_2_fewer_than_100_games(tmp_path: Path) -> None:
-    """ACWC-ELIG-2: 100 rated antichess games before 2021-09-01. Few (created 2017, before the stored
-    games begin 2018-09-01): the profile's 700 minus 650 stored since = 50; Newish (created 2020,
-    all stored): 99."""
-    w = AuditWorld(tmp_path, kind="individual")
-    w.member("few", "Few", 1, games=700, created_at=t(2017, 1, 1))
-    w.rated_games("Few", 650, t(2021, 9, 1, 1), dt.timedelta(hours=2))
-    w.member("newish", "Newish", 1, games=99, created_at=t(2020, 1, 1))
-    w.rated_games("Newish", 99, t(2021, 5, 1))
-    assert w.run("acwc_elig_games") == [
-        (
-            "ACWC-ELIG-2",
-            "error",
-            "Few",
-            None,
-            "rated antichess games before 2021-09-01 00:00 UTC: 50 < 100 (source: the Lichess "
-            "profile count 700 as of 2026-11-28 00:00 UTC minus 650 stored games created since; stored games begin 2018-09-01 00:00 UTC)",
-            PROFILE + "Few",
-        ),
-        (
-            "ACWC-ELIG-2",
-            "error",
-            "Newish",
-            None,
-            "rated antichess games before 2021-09-01 00:00 UTC: 99 < 100 (every game of the account is stored)",
-            PROFILE + "Newish",
-        ),
-    ]
+ACWC_CUT = t(2021, 9, 1)  # ACWC-ELIG-2's cut-off (games_before)
 
 
-def test_acwc_elig_2_incomplete_history_is_a_warning_with_both_numbers(tmp_path: Path) -> None:
-    """ACWC-ELIG-2, resolution 2026-12-01: Gappy's account was created 2020-01-01, after the stored
-    games begin (2018-09-01), so every game of it should be stored; 60 are stored before 2021-09-01
-    and 40 since, but its profile counts 200: 200 - 40 = 160 >= 100 were played before the cut-off.
-    The stored history is incomplete: a warning with both numbers (60 stored, 160 from the profile),
-    not an error from the stored games alone."""
+def acwc_short_detail(count: int, profile: int, since: int) -> str:
+    return (
+        f"rated antichess games before 2021-09-01 00:00 UTC: {count} < 100 (the Lichess profile count {profile} as of "
+        f"2026-11-28 00:00 UTC minus {since} stored games created at or after 2021-09-01 00:00 UTC)"
+    )
+
+
+def test_acwc_elig_2_counted_from_the_profile_is_clean(tmp_path: Path) -> None:
+    """ACWC-ELIG-2, resolution 2026-12-04: Veteran (created 2015, before the stored games begin
+    2018-09-01): profile 900, 760 stored since 2021-09-01: 140 >= 100, though 60 are stored before.
+    Gappy (created 2020, every game of it should be stored): profile 200, 40 since: 160 >= 100,
+    though only 60 are stored before; the profile decides, no finding (under 2026-12-01: a warning)."""
     w = AuditWorld(tmp_path, kind="individual")
+    w.member("veteran", "Veteran", 1, games=900, created_at=t(2015, 1, 1))
+    w.rated_games("Veteran", 60, t(2021, 5, 1))
+    w.rated_games("Veteran", 760, ACWC_CUT + dt.timedelta(hours=1), dt.timedelta(hours=2))
     w.member("gappy", "Gappy", 1, games=200, created_at=t(2020, 1, 1))
     w.rated_games("Gappy", 60, t(2021, 5, 1))
     w.rated_games("Gappy", 40, t(2021, 9, 2))
+    assert w.run("acwc_elig_games") == []
+
+
+def test_acwc_elig_2_short_account_is_an_error_with_both_numbers(tmp_path: Path) -> None:
+    """ACWC-ELIG-2, resolution 2026-12-04: Few (created 2017): profile 700, 650 stored since
+    2021-09-01: 50 < 100. Short (created 2020): profile 130, 40 since: 90 < 100 (60 stored before).
+    An error each, naming the profile count and the stored games since."""
+    w = AuditWorld(tmp_path, kind="individual")
+    w.member("few", "Few", 1, games=700, created_at=t(2017, 1, 1))
+    w.rated_games("Few", 650, ACWC_CUT + dt.timedelta(hours=1), dt.timedelta(hours=2))
+    w.member("short", "Short", 1, games=130, created_at=t(2020, 1, 1))
+    w.rated_games("Short", 60, t(2021, 5, 1))
+    w.rated_games("Short", 40, t(2021, 9, 2))
+    assert w.run("acwc_elig_games") == [
+        ("ACWC-ELIG-2", "error", "Few", None, acwc_short_detail(50, 700, 650), PROFILE + "Few"),
+        ("ACWC-ELIG-2", "error", "Short", None, acwc_short_detail(90, 130, 40), PROFILE + "Short"),
+    ]
+
+
+def test_acwc_elig_2_closed_account_is_a_warning_naming_what_is_missing(tmp_path: Path) -> None:
+    """ACWC-ELIG-2, resolution 2026-12-04: Gone's account is closed, its profile shows no game
+    count, and 30 games are stored before 2021-09-01: it cannot be counted, a warning that says so."""
+    w = AuditWorld(tmp_path, kind="individual")
+    w.member("gone", "Gone", 1, closed=True)
+    w.rated_games("Gone", 30, t(2021, 5, 1))
     assert w.run("acwc_elig_games") == [
         (
             "ACWC-ELIG-2",
             "warning",
-            "Gappy",
+            "Gone",
             None,
-            "rated antichess games before 2021-09-01 00:00 UTC: 60 stored < 100, but the Lichess profile count 200 as of "
-            "2026-11-28 00:00 UTC minus 40 stored games created since gives 160: the stored games are incomplete (account "
-            "created 2020-01-01 00:00 UTC, after they begin 2018-09-01 00:00 UTC); check the count on Lichess",
-            PROFILE + "Gappy",
+            "rated antichess games before 2021-09-01 00:00 UTC cannot be counted: the Lichess account is closed, so its "
+            "profile (as of 2026-11-28 00:00 UTC) shows no rated antichess game count; only 30 stored before it (stored "
+            "games begin 2018-09-01 00:00 UTC), 100 required",
+            PROFILE + "Gone",
         )
     ]
 
 
-def test_acwc_elig_2_short_by_both_counts_is_an_error(tmp_path: Path) -> None:
-    """ACWC-ELIG-2, resolution 2026-12-01: accounts created 2020-01-01 (every game should be stored).
-    Short: 60 stored before 2021-09-01, the profile's 130 minus 40 stored since = 90: both short of
-    100, an error with both numbers. Consistent: 70 stored, profile 110 minus 40 = 70, as stored:
-    the error from the stored games (every game of the account is stored)."""
+def test_acwc_elig_2_stored_games_alone_reach_the_minimum(tmp_path: Path) -> None:
+    """ACWC-ELIG-2, resolution 2026-12-04: the stored games before 2021-09-01 decide when they alone
+    reach 100. Closed: no profile count, 100 stored. Unfetched: no profile stored, 100 stored.
+    Lower: profile 120 minus 40 since = 80, but 100 are stored before: no finding for any."""
     w = AuditWorld(tmp_path, kind="individual")
-    w.member("short", "Short", 1, games=130, created_at=t(2020, 1, 1))
-    w.rated_games("Short", 60, t(2021, 5, 1))
-    w.rated_games("Short", 40, t(2021, 9, 2))
-    w.member("consistent", "Consistent", 1, games=110, created_at=t(2020, 1, 1))
-    w.rated_games("Consistent", 70, t(2021, 5, 1))
-    w.rated_games("Consistent", 40, t(2021, 9, 2))
+    w.member("closed", "Closed", 1, closed=True)
+    w.rated_games("Closed", 100, t(2021, 5, 1))
+    w.member("unfetched", "Unfetched", 1, profile=False)
+    w.rated_games("Unfetched", 100, t(2021, 5, 1))
+    w.member("lower", "Lower", 1, games=120, created_at=t(2020, 1, 1))
+    w.rated_games("Lower", 100, t(2021, 5, 1))
+    w.rated_games("Lower", 40, t(2021, 9, 2))
+    assert w.run("acwc_elig_games") == []
+
+
+def test_acwc_elig_2_boundary_exactly_100(tmp_path: Path) -> None:
+    """ACWC-ELIG-2, resolution 2026-12-04: 40 stored games since 2021-09-01 and 10 before; Exact's
+    profile 140 gives 100 (eligible), Oneshort's 139 gives 99 < 100 (an error)."""
+    w = AuditWorld(tmp_path, kind="individual")
+    for name, games in [("Exact", 140), ("Oneshort", 139)]:
+        w.member(name.lower(), name, 1, games=games, created_at=t(2017, 1, 1))
+        w.rated_games(name, 10, t(2021, 5, 1))
+        w.rated_games(name, 40, t(2021, 9, 2))
     assert w.run("acwc_elig_games") == [
-        (
-            "ACWC-ELIG-2",
-            "error",
-            "Consistent",
-            None,
-            "rated antichess games before 2021-09-01 00:00 UTC: 70 < 100 (every game of the account is stored)",
-            PROFILE + "Consistent",
-        ),
-        (
-            "ACWC-ELIG-2",
-            "error",
-            "Short",
-            None,
-            "rated antichess games before 2021-09-01 00:00 UTC: 90 < 100 (source: the "
-            "Lichess profile count 130 as of 2026-11-28 00:00 UTC minus 40 stored games created since; only 60 are stored: the "
-            "stored games are incomplete)",
-            PROFILE + "Short",
-        ),
+        ("ACWC-ELIG-2", "error", "Oneshort", None, acwc_short_detail(99, 139, 40), PROFILE + "Oneshort")
+    ]
+
+
+def test_acwc_elig_2_a_game_created_at_the_cutoff_counts_as_since(tmp_path: Path) -> None:
+    """ACWC-ELIG-2, resolution 2026-12-04: "at or after the cut-off". Profile 139; one stored game
+    created at 2021-09-01 00:00 exactly and 39 later: 40 since, so 139 - 40 = 99 < 100. Were the
+    game at the cut-off counted as before it, 139 - 39 = 100 would pass."""
+    w = AuditWorld(tmp_path, kind="individual")
+    w.member("edge", "Edge", 1, games=139, created_at=t(2017, 1, 1))
+    w.game("Edge", "Outsider1", ACWC_CUT)
+    w.rated_games("Edge", 39, t(2021, 9, 2))
+    assert w.run("acwc_elig_games") == [
+        ("ACWC-ELIG-2", "error", "Edge", None, acwc_short_detail(99, 139, 40), PROFILE + "Edge")
     ]
 
 

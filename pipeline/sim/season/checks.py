@@ -164,8 +164,8 @@ def check_clean_eligibility(s: Season, plan: TeamPlan) -> None:
 def check_clean_acwc_counts(s: Season) -> None:
     """The demo is honest about ACWC-ELIG-2: every ACWC player but the planted one (and the closed
     or late accounts other rules catch) has 100 rated antichess games stored in the 24 months
-    before the seeding date, so no audit rests on a profile count it cannot check (the 2026-12-01
-    resolution makes a stored count the profile contradicts a warning). Raises if not."""
+    before the seeding date, so that the stored games alone decide its count (what the data
+    shows, whatever the profile says). Raises if not."""
     lo, hi = ms(months_before(ACWC_SEEDING, 24)), ms(ACWC_SEEDING)
     created = rated_created(s)
     for p in s.acwc:

@@ -103,7 +103,8 @@ def _plant_eligibility(s: Season, plan: TeamPlan) -> None:
 
 
 def _plant_unregistrable(s: Season) -> None:
-    """TEAM-ELIG-5 (a tosViolation mark; a closed account as a 5th member) and TEAM-ELIG-6 (a BOT)."""
+    """TEAM-ELIG-5 (a tosViolation mark; a closed account as a 5th member, whose games TEAM-ELIG-2
+    cannot count) and TEAM-ELIG-6 (a BOT)."""
     teams = list(s.roster)
     p = s.roster[teams[11 % len(teams)]][0]
     p.tos_violation = True
@@ -112,6 +113,9 @@ def _plant_unregistrable(s: Season) -> None:
     closed.disabled = True
     s.roster[teams[3]].append(closed)
     s.plant("TEAM-ELIG-5", closed.name, "the account is closed (Lichess: disabled); registered as the 5th member")
+    s.plant(  # a closed profile shows no game count and none of its games are stored: TEAM-ELIG-2 cannot be counted
+        "TEAM-ELIG-2", closed.name, "the account is closed: its profile shows no rated antichess game count (a warning)"
+    )
     bot = s.player(2000, dt.datetime(2020, 2, 2, tzinfo=UTC))
     bot.title = "BOT"
     s.roster[teams[9]].append(bot)
