@@ -138,9 +138,9 @@ def to_history(t: Tournament) -> tuple[list[Entrant], list[Result], int, frozens
                 history.append(Result(rnd, key[ln.number], key[b.opponent], a_score, b_score, outcome))
     initial: Colour = t.initial_colour or "white"
     first = [ln.rounds[1] for ln in sorted(t.lines, key=lambda ln: ln.number) if 1 in ln.rounds]
-    played = [b for b in first if b.opponent is not None and b.colour in ("w", "b")]
-    if played:  # the top of round 1's pairing numbers took the initial colour (FIDE C.04.3 E.5)
-        initial = "white" if played[0].colour == "w" else "black"
+    round_one = [b for b in first if b.opponent is not None and b.colour in ("w", "b")]
+    if round_one:  # the top of round 1's pairing numbers took the initial colour (FIDE C.04.3 E.5)
+        initial = "white" if round_one[0].colour == "w" else "black"
     return entrants, history, last + 1, frozenset(absent), initial
 
 
