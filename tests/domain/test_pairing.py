@@ -309,7 +309,7 @@ def test_e3_skips_unplayed_rounds_in_each_history() -> None:
 
 
 def test_e4_the_higher_ranked_entrant_gets_its_preference() -> None:
-    """FIDE C.04.3 E.4 (issue 35's example): entrant 17 (1 point, W B) v entrant 4 (0 points, W B),
+    """FIDE C.04.3 E.4: entrant 17 (1 point, W B) v entrant 4 (0 points, W B),
     both due White with the same history: 17 is ranked higher (score first, A.2), so 17 gets
     White, not 4 with the lower pairing number. On equal scores the lower pairing number wins."""
     seventeen, four = standing("WB", 1.0, 16), standing("WB", 0.0, 3)
