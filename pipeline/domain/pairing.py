@@ -8,6 +8,15 @@ forfeit win is a downfloat; a game against a higher or lower pre-round score an 
 downfloat), byes received and previous opponents. Then the library's answer is checked against
 the system's absolute criteria (:func:`violations`) before anyone sees it.
 
+Colours and table order are ours, not the library's: the library gives the pairs and the bye, and
+:func:`allocate_colours` (a small pure function of each entrant's played colours, score and rank)
+gives each pair its colours by FIDE C.04.3 section E as bbpPairings implements it, and
+:func:`table_order` orders the tables as bbpPairings prints them. The library settles E.4 (same
+preference, same history) by pairing number rather than by rank (score first), so about one round
+in nine came out with a pair's colours the other way round from bbpPairings'; the pairing itself
+is unchanged. tests/domain/test_pairing_bbp.py checks pairs, bye, colours and table order against
+bbpPairings on 220 tournaments it generated.
+
 Scores are in win units (a win 1, a draw 0.5): a team Swiss's match points are divided by the
 match-point value of a win before they get here, so the library's top-scorer rule (more than half
 the points possible) reads them right. Entrants come in seeding order (ACWC-SEED-1; a team's
@@ -75,6 +84,117 @@ class Proposal:
     round: int
     pairs: tuple[tuple[str, str], ...]
     bye: str | None
+
+
+Strength = Literal["absolute", "strong", "mild", "none"]
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What colour allocation looks at for one entrant before the round: its colours in played
+    games (oldest first; a forfeit or a bye has none, FIDE C.04.2.D.5), its score, and its rank
+    (0 for the first of the pairing numbers that count this round, see :func:`standings`)."""
+
+    colours: tuple[Colour, ...]
+    score: float
+    rank: int
+
+
+def _other(c: Colour) -> Colour:
+    return "black" if c == "white" else "white"
+
+
+def preference(colours: Sequence[Colour]) -> tuple[Colour | None, Strength, int]:
+    """Colour preference (FIDE C.04.3 A.6) from the played colours: (colour, strength, colour
+    difference as a magnitude). Absolute: a difference above 1, or the same colour in the last
+    two games; strong: a difference of 1; mild: no difference, the other colour of the last game."""
+    whites = sum(c == "white" for c in colours)
+    blacks = len(colours) - whites
+    diff = abs(whites - blacks)
+    lower: Colour = "black" if whites > blacks else "white"
+    repeated = len(colours) >= 2 and colours[-1] == colours[-2]
+    if diff > 1:
+        return lower, "absolute", diff
+    if repeated:
+        return _other(colours[-1]), "absolute", diff
+    if diff == 1:
+        return lower, "strong", diff
+    if colours:
+        return _other(colours[-1]), "mild", diff
+    return None, "none", 0
+
+
+def _ranked_above(a: Standing, b: Standing) -> bool:
+    """C.04.3 A.2's ranking: more points first, then the lower pairing number."""
+    return (-a.score, a.rank) < (-b.score, b.rank)
+
+
+def allocate_colours(a: Standing, b: Standing, initial: Colour = "white") -> Colour:
+    """The colour ``a`` gets against ``b`` (FIDE C.04.3 section E, as bbpPairings applies it):
+    E.1 both preferences granted when they differ (or one has none); E.2 the stronger preference
+    (absolute over strong over mild; both absolute: the wider colour difference); E.3 the colours
+    alternated to the most recent round in which one had White and the other Black (played games
+    only); E.4 the higher-ranked entrant's preference (score, then pairing number); E.5 with no
+    preference on either side, the higher-ranked entrant gets the initial colour if its rank is
+    odd (1st, 3rd, ...), else the other."""
+    pa, sa, da = preference(a.colours)
+    pb, sb, db = preference(b.colours)
+    if pa is None or pb is None or pa != pb:  # E.1
+        if pa is not None:
+            return pa
+        if pb is not None:
+            return _other(pb)
+        high, a_high = (a, True) if _ranked_above(a, b) else (b, False)  # E.5
+        top = initial if high.rank % 2 == 0 else _other(initial)
+        return top if a_high else _other(top)
+    if sa == "absolute" and (sb != "absolute" or da > db):  # E.2
+        return pa
+    if sb == "absolute" and (sa != "absolute" or db > da):
+        return _other(pb)
+    if sa == "strong" and sb != "strong":
+        return pa
+    if sb == "strong" and sa != "strong":
+        return _other(pb)
+    for ca, cb in zip(reversed(a.colours), reversed(b.colours), strict=False):  # E.3: the shorter ends it
+        if ca != cb:
+            return cb
+    return pa if _ranked_above(a, b) else _other(pb)  # E.4
+
+
+def table_order(pairs: Iterable[tuple[str, str]], standing: Mapping[str, Standing]) -> list[tuple[str, str]]:
+    """Tables as bbpPairings prints them: by the higher-ranked entrant's score, then the other's
+    score (both highest first), then the higher-ranked entrant's rank."""
+
+    def key(pair: tuple[str, str]) -> tuple[float, float, int]:
+        x, y = (standing[p] for p in pair)
+        high, low = (x, y) if _ranked_above(x, y) else (y, x)
+        return (-high.score, -low.score, high.rank)
+
+    return sorted(pairs, key=key)
+
+
+def standings(
+    entrants: Sequence[Entrant], history: Sequence[Result], round_no: int, controls: Controls
+) -> dict[str, Standing]:
+    """Each entrant's :class:`Standing` before ``round_no``. The rank counts the entrants in
+    pairing-number order who are present this round or have been paired before (a game, a
+    forfeit, a pairing-allocated bye): one absent from the round who was never paired takes no
+    pairing number from those below it, as in bbpPairings."""
+    before = [r for r in history if r.round < round_no]
+    scores = _scores_before(entrants, before, controls)
+    start = scores.get(round_no) or scores[max(scores)]
+    out: dict[str, Standing] = {}
+    rank = 0
+    for e in entrants:
+        mine = sorted((r for r in before if e.id in (r.a, r.b)), key=lambda r: r.round)
+        colours: tuple[Colour, ...] = tuple(
+            "white" if r.a == e.id else "black" for r in mine if r.b is not None and r.outcome == "played"
+        )
+        paired = any(r.b is not None or r.outcome == "pab" for r in mine)
+        out[e.id] = Standing(colours, start.get(e.id, 0.0), rank)
+        if e.id not in controls.absent or paired:
+            rank += 1
+    return out
 
 
 def seed_order(entrants: Iterable[Entrant]) -> list[Entrant]:
@@ -185,15 +305,17 @@ def pair_round(
             total_rounds=max(total_rounds, engine_round),
             initial_color=initial_colour,
         )
+    standing = standings(entrants, history, round_no, controls)
     pairs: list[tuple[str, str]] = []
     bye = None
-    for row in sorted(out, key=lambda r: int(r.get("table", 0))):
-        white = ids[int(row["white_id"]) - 1]
+    for row in out:
+        a = ids[int(row["white_id"]) - 1]
         if row.get("black_id") is None:
-            bye = white
-        else:
-            pairs.append((white, ids[int(row["black_id"]) - 1]))
-    proposal = Proposal(round_no, tuple(pairs), bye)
+            bye = a
+            continue
+        b = ids[int(row["black_id"]) - 1]
+        pairs.append((a, b) if allocate_colours(standing[a], standing[b], initial_colour) == "white" else (b, a))
+    proposal = Proposal(round_no, tuple(table_order(pairs, standing)), bye)
     seated = {x for p in pairs for x in p} | ({bye} if len(present) % 2 else set())
     left = [e.id for e in present if e.id not in seated]
     if left:

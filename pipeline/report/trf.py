@@ -6,7 +6,8 @@ Pure: text in, values out. A ``001`` line per entrant, fixed columns (FIDE's TRF
 10-character block per round: opponent's starting rank (``0000`` for a bye), colour (``w``/``b``,
 ``-`` for a bye) and result (``1 0 =`` played; ``+ -`` forfeit; ``U`` pairing-allocated bye, ``F``
 full-point, ``H`` half-point, ``Z`` zero-point bye). ``012`` is the name, ``XXR`` the number of
-rounds (bbpPairings reads it). Points are in win units (a win 1, a draw 0.5): a team Swiss's match
+rounds and ``XXC`` round 1's initial colour (``white1``/``black1``; bbpPairings' extensions). Any
+line end reads (``\r\n``, ``\n``, or the bare ``\r`` that bbpPairings writes). Points are in win units (a win 1, a draw 0.5): a team Swiss's match
 points divided by a match win's value.
 """
 
@@ -56,12 +57,16 @@ class Tournament:
     name: str
     total_rounds: int | None
     lines: tuple[Line, ...]
+    initial_colour: Colour | None = None  # XXC white1 / black1
 
 
-def read_trf(text: str) -> Tournament:
-    """Parse TRF-16 text (only the records pairing needs: 012, 001, XXR)."""
+def read_trf(text: str, source: str = "TRF") -> Tournament:
+    """Parse TRF-16 text (only the records pairing needs: 012, 001, XXR, XXC). ``source`` names
+    the text in messages (a file name). A text with no 001 record is an error, not an empty
+    tournament."""
     name, total, lines = "", None, []
-    for no, raw in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
+    initial: Colour | None = None
+    for no, raw in enumerate(text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), start=1):
         tag = raw[:3]
         if tag == "012":
             name = raw[4:].strip()
@@ -69,20 +74,26 @@ def read_trf(text: str) -> Tournament:
             try:
                 total = int(raw[3:].strip())
             except ValueError as e:
-                raise TrfError(f"line {no}: XXR {raw[3:].strip()!r}: expected a number of rounds") from e
+                raise TrfError(f"{source}: line {no}: XXR {raw[3:].strip()!r}: expected a number of rounds") from e
+        elif tag == "XXC":
+            words = raw[3:].split()
+            if words and words[0] in ("white1", "black1"):
+                initial = "white" if words[0] == "white1" else "black"
         elif tag == "001":
-            lines.append(_read_line(no, raw))
-    return Tournament(name, total, tuple(lines))
+            lines.append(_read_line(source, no, raw))
+    if not lines:
+        raise TrfError(f"{source}: no 001 line: expected one 001 record per player or team (TRF-16)")
+    return Tournament(name, total, tuple(lines), initial)
 
 
-def _read_line(no: int, raw: str) -> Line:
+def _read_line(source: str, no: int, raw: str) -> Line:
     try:
         number = int(raw[4:8])
         rating = int(raw[48:52].strip() or 0)
         points = float(raw[80:84].strip() or 0)
         rank = int(raw[85:89].strip() or 0)
     except ValueError as e:
-        raise TrfError(f"line {no}: {raw[:60]!r}: expected TRF-16's fixed columns (001 record)") from e
+        raise TrfError(f"{source}: line {no}: {raw[:60]!r}: expected TRF-16's fixed columns (001 record)") from e
     rounds: dict[int, Block] = {}
     rest = raw[91:]
     for i in range(0, len(rest), 10):
@@ -91,7 +102,7 @@ def _read_line(no: int, raw: str) -> Line:
             continue
         opp, colour, code = cell[0:4].strip(), cell[5:6], cell[7:8]
         if not opp.isdigit() or (code not in _PLAYED and code not in _FORFEIT and code not in _BYES and code != " "):
-            raise TrfError(f"line {no}: round {i // 10 + 1}: {cell!r}: expected opponent, colour and result")
+            raise TrfError(f"{source}: line {no}: round {i // 10 + 1}: {cell!r}: expected opponent, colour and result")
         rounds[i // 10 + 1] = Block(int(opp) or None, colour, code)
     return Line(number, raw[14:47].strip(), rating, points, rank, rounds)
 
@@ -99,7 +110,8 @@ def _read_line(no: int, raw: str) -> Line:
 def to_history(t: Tournament) -> tuple[list[Entrant], list[Result], int, frozenset[str], Colour]:
     """A read tournament as pairing inputs: entrants in starting-rank order, the played rounds, the
     round to pair next (one after the last round with a pairing), the entrants absent from it (a
-    bye already entered for it) and the initial colour (what starting rank 1 had in round 1)."""
+    bye already entered for it) and the initial colour: what the lowest starting rank that played
+    round 1 had in it, else ``XXC``, else White."""
     by_no = {ln.number: ln for ln in t.lines}
     key = {ln.number: f"{ln.number}" for ln in t.lines}
     entrants = [Entrant(key[ln.number], float(ln.rating)) for ln in sorted(t.lines, key=lambda ln: ln.number)]
@@ -124,9 +136,11 @@ def to_history(t: Tournament) -> tuple[list[Entrant], list[Result], int, frozens
                 a_score = _PLAYED.get(b.code, _FORFEIT.get(b.code, 0.0))
                 b_score = _PLAYED.get(theirs, _FORFEIT.get(theirs, 0.0))
                 history.append(Result(rnd, key[ln.number], key[b.opponent], a_score, b_score, outcome))
-    one = by_no.get(1)
-    first = one.rounds.get(1) if one else None
-    initial: Colour = "black" if first is not None and first.opponent is not None and first.colour == "b" else "white"
+    initial: Colour = t.initial_colour or "white"
+    first = [ln.rounds[1] for ln in sorted(t.lines, key=lambda ln: ln.number) if 1 in ln.rounds]
+    round_one = [b for b in first if b.opponent is not None and b.colour in ("w", "b")]
+    if round_one:  # the top of round 1's pairing numbers took the initial colour (FIDE C.04.3 E.5)
+        initial = "white" if round_one[0].colour == "w" else "black"
     return entrants, history, last + 1, frozenset(absent), initial
 
 

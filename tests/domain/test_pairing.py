@@ -249,3 +249,102 @@ def test_random_tournaments_round_after_round() -> None:
     assert len(totals) == 240
     assert sum(p for _, p, _ in totals) > 2000 and sum(b for _, _, b in totals) > 100
     assert len(FAILURES) < 24, FAILURES[:5]  # rounds refused (no sound pairing exists): rare
+
+
+# --- colours: FIDE C.04.3 section E, as bbpPairings applies it -----------------------------------
+
+W, B = "white", "black"
+
+
+def standing(colours: str, score: float = 0.0, rank: int = 0) -> pairing.Standing:
+    """A standing from a colour string ('WB': White in the first played game, Black in the second)."""
+    return pairing.Standing(tuple(W if c == "W" else B for c in colours), score, rank)
+
+
+def test_e1_both_preferences_granted() -> None:
+    """FIDE C.04.3 E.1: a (W B, due White) v b (B W, due Black): both get their colour, whoever is
+    ranked higher; one with no preference (no game yet) takes the colour the other does not want."""
+    assert pairing.allocate_colours(standing("WB", 0.0, 5), standing("BW", 2.0, 0)) == W
+    assert pairing.allocate_colours(standing("", 1.0, 0), standing("W", 0.0, 1)) == W  # b wants Black
+
+
+def test_e2_the_stronger_preference_is_granted() -> None:
+    """FIDE C.04.3 E.2, both due White: absolute (B B, two Blacks in a row) beats mild (W B); strong
+    (B: one game, difference 1) beats mild; both absolute: the wider colour difference (B B: 2)
+    beats the narrower (W B B: 1). The weaker side is ranked higher each time, so E.4 would say
+    the opposite."""
+    assert pairing.allocate_colours(standing("BB", 0.0, 3), standing("WB", 2.0, 0)) == W
+    assert pairing.allocate_colours(standing("B", 0.0, 3), standing("WB", 2.0, 0)) == W
+    assert pairing.allocate_colours(standing("BB", 0.0, 3), standing("WBB", 2.0, 0)) == W
+    assert pairing.allocate_colours(standing("WBB", 2.0, 0), standing("BB", 0.0, 3)) == B
+
+
+def test_e3_colours_alternate_to_the_last_round_they_differed() -> None:
+    """FIDE C.04.3 E.3: a (W B W B) and b (B W W B) are both due White (mild). Going back from the
+    last game: game 4 both Black, game 3 both White, game 2 a Black and b White: a gets the other
+    colour from that game's, White, although b is ranked higher (E.4 would give b White)."""
+    assert pairing.allocate_colours(standing("WBWB", 1.0, 0), standing("BWWB", 2.0, 4)) == W
+    assert pairing.allocate_colours(standing("BWWB", 2.0, 4), standing("WBWB", 1.0, 0)) == B
+
+
+def test_e3_skips_unplayed_rounds_in_each_history() -> None:
+    """FIDE C.04.3 E.3 with C.04.2.D.5: a forfeit has no colour. ann: W, B, then a forfeit won in
+    round 3 (played colours W B); bob: W in round 1, a forfeit lost in round 2, B in round 3
+    (played colours W B). Both due White; their played colours agree game for game (W B), so
+    E.3 finds no difference and E.4 decides: ann, with more points, gets White."""
+    history = [
+        Result(1, "ann", "cat", 1.0, 0.0),
+        Result(1, "bob", "dan", 0.0, 1.0),
+        Result(2, "cat", "ann", 0.0, 1.0),
+        Result(2, "bob", "eve", 0.0, 1.0, "forfeit"),
+        Result(3, "ann", "dan", 1.0, 0.0, "forfeit"),
+        Result(3, "eve", "bob", 0.0, 1.0),
+    ]
+    names = ["ann", "bob", "cat", "dan", "eve"]
+    st = pairing.standings([Entrant(n, 2000 - i) for i, n in enumerate(names)], history, 4, Controls())
+    assert (st["ann"].colours, st["bob"].colours) == ((W, B), (W, B))
+    assert (st["ann"].score, st["bob"].score) == (3.0, 1.0)
+    assert pairing.allocate_colours(st["bob"], st["ann"]) == B
+    assert pairing.allocate_colours(st["ann"], st["bob"]) == W
+
+
+def test_e4_the_higher_ranked_entrant_gets_its_preference() -> None:
+    """FIDE C.04.3 E.4: entrant 17 (1 point, W B) v entrant 4 (0 points, W B),
+    both due White with the same history: 17 is ranked higher (score first, A.2), so 17 gets
+    White, not 4 with the lower pairing number. On equal scores the lower pairing number wins."""
+    seventeen, four = standing("WB", 1.0, 16), standing("WB", 0.0, 3)
+    assert pairing.allocate_colours(seventeen, four) == W
+    assert pairing.allocate_colours(four, seventeen) == B
+    assert pairing.allocate_colours(standing("WB", 1.0, 16), standing("WB", 1.0, 3)) == B
+
+
+def test_e5_no_preference_on_either_side_goes_by_the_higher_ranked_number() -> None:
+    """FIDE C.04.3 E.5: neither has played. The higher-ranked takes the initial colour if its rank
+    is odd (1st, 3rd: rank index 0, 2), the other colour if even (2nd: index 1)."""
+    assert pairing.allocate_colours(standing("", 0.0, 0), standing("", 0.0, 5)) == W
+    assert pairing.allocate_colours(standing("", 0.0, 1), standing("", 0.0, 5)) == B
+    assert pairing.allocate_colours(standing("", 0.0, 5), standing("", 0.0, 1)) == W
+    assert pairing.allocate_colours(standing("", 0.0, 2), standing("", 0.0, 5), initial=B) == B
+    # score first: the 0-point entrant with rank index 0 is below the 1-point one with index 1
+    assert pairing.allocate_colours(standing("", 0.0, 0), standing("", 1.0, 1)) == W
+
+
+def test_team_swiss_colours_follow_the_same_rule() -> None:
+    """A team Swiss pairs teams as units, White meaning White on board 1; match points 2/1/0 in win
+    units (TEAM-SCORE-5). Round 1: Alpha beat Delta, Echo beat Bravo, Charlie beat Foxtrot; round
+    2: Charlie and Alpha drew, Delta beat Echo, Foxtrot beat Bravo. In round 3 Bravo (0, colours
+    B W) meets Delta (1 win unit, B W): both due Black with the same history, so by FIDE C.04.3 E.4
+    Delta, ranked higher on points, gets Black and Bravo White on board 1."""
+    teams = [
+        Entrant(n, 2400 - 100 * i) for i, n in enumerate(["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"])
+    ]
+    history = [
+        Result(1, "Alpha", "Delta", 1.0, 0.0),
+        Result(1, "Echo", "Bravo", 1.0, 0.0),
+        Result(1, "Charlie", "Foxtrot", 1.0, 0.0),
+        Result(2, "Charlie", "Alpha", 0.5, 0.5),
+        Result(2, "Delta", "Echo", 1.0, 0.0),
+        Result(2, "Bravo", "Foxtrot", 0.0, 1.0),
+    ]
+    got = pairing.pair_round(teams, history, 3, 4)
+    assert ("Bravo", "Delta") in got.pairs

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from caissify_pairings.fpc import check_trf
 
 from pipeline.domain import pairing
@@ -81,3 +82,26 @@ def test_a_tournament_we_paired_passes_the_reference_checker() -> None:
         "rounds_mismatched": 0,
         "total_discrepancies": 0,
     }
+
+
+def test_any_line_end_reads() -> None:
+    """bbpPairings writes bare CR line ends: the same tournament with CR, LF and CRLF reads the same
+    (three entrants, every round)."""
+    text = trf.write_trf("Demo Cup", ENTRANTS, HISTORY, 3)
+    lf = trf.read_trf(text)
+    assert len(lf.lines) == 3 and lf.total_rounds == 3
+    assert trf.read_trf(text.replace("\n", "\r")) == lf
+    assert trf.read_trf(text.replace("\n", "\r\n")) == lf
+
+
+def test_initial_colour_from_xxc() -> None:
+    """No round played yet: bbpPairings' ``XXC black1`` gives round 1's initial colour."""
+    text = trf.write_trf("Demo Cup", ENTRANTS, [], 3) + "XXC black1\n"
+    assert trf.to_history(trf.read_trf(text))[4] == "black"
+
+
+def test_no_player_line_is_an_error_naming_the_file() -> None:
+    """A text with no 001 record (say, a file cut short) is not an empty tournament."""
+    with pytest.raises(trf.TrfError) as e:
+        trf.read_trf("012 Demo Cup\r\nXXR 3\r\n", "cup.trf")
+    assert str(e.value) == "cup.trf: no 001 line: expected one 001 record per player or team (TRF-16)"
