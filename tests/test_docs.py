@@ -421,7 +421,7 @@ EXAMPLES = sql_examples()
 # suite's demo has the same seed but a shorter history, so the generator draws other names: an
 # example naming one of these players runs with the suite's demo's subject of the same row
 # (file, rule ID). .ci/run checks the row on the default demo the quick start builds.
-DEFAULT_DEMO_PLAYERS = {"zenlux-36": ("TRAPS.csv", "TEAM-CAP-5")}
+DEFAULT_DEMO_PLAYERS = {"quilllos-23": ("TRAPS.csv", "TEAM-CAP-5")}
 
 
 def on_the_suite_demo(sql: str, demo: Path) -> str:
