@@ -33,9 +33,10 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-from caissify_pairings import MissingFloatHistoryWarning, generate_pairings
+from caissify_pairings import MissingFloatHistoryWarning
+from caissify_pairings.engines.dutch import DutchEngine  # type: ignore[import-untyped]
 
 Colour = Literal["white", "black"]
 # how a round ended for the entrant: a game (played), an unplayed board decided by a forfeit, or
@@ -197,6 +198,47 @@ def standings(
     return out
 
 
+class _Dutch(DutchEngine):  # type: ignore[misc]
+    """The library's Dutch engine with its bracket criteria in FIDE's order.
+
+    The engine pairs each bracket by a maximum-weight matching whose edge weights are bit fields,
+    most significant first: completion, then (its docstring says, as bbpPairings does) the pairs
+    in the current bracket (C.04.3 C.5: maximise the number of pairs), the scores of those pairs
+    (C.6: minimise the score differences), then the same two for the next bracket (C.7). Version
+    0.5.0 writes each score field above its pair field, so a bracket can give up a pair to pair a
+    higher score: on bbpPairings' own tournaments that pairs two rounds of 1,441 differently from
+    it (tests/domain/test_pairing_bbp.py; e.g. a round 11 of 13 players where the 8-point leader
+    took the only pair of the 6-point bracket that bbpPairings keeps for two pairs there).
+
+    Each weight is taken as the library computes it and only those two field pairs are put back
+    in FIDE's order (the pair field above its score field), at the offsets the library's layout
+    gives them (below the two completion bits: current score, current pair, next score, next
+    pair). The version is pinned exactly; the differential test fails if a new one lays the
+    fields out otherwise."""
+
+    def _compute_bracket_edge_weight(self, p1: Any, p2: Any, bracket_score: float, n: int, **kw: Any) -> int:
+        w = int(super()._compute_bracket_edge_weight(p1, p2, bracket_score, n, **kw))
+        current, following = kw.get("in_current_bracket", False), kw.get("in_next_bracket", False)
+        if w == 0 or not (current or following):
+            return w
+        pair_bits = max(8, n.bit_length() + 3)
+        if kw.get("score_group_shifts") is not None:
+            score_bits = int(kw.get("score_groups_shift", 0))
+        else:
+            score_bits = max(16, (n * max(1, int(self.total_rounds * 2))).bit_length() + 3)
+        candidates = kw.get("bye_candidates")
+        completion = 3 if candidates is None else 1 + (p1.id not in candidates) + (p2.id not in candidates)
+        top = w.bit_length() - completion.bit_length()  # where the completion bits begin
+        # the current bracket's fields are the upper B + SB bits below completion, the next
+        # bracket's the B + SB below those; in each, the library has the pair field lowest
+        low = top - (pair_bits + score_bits) * (1 if current else 2)
+        width = pair_bits + score_bits
+        field = (w >> low) & ((1 << width) - 1)
+        pair, score = field & ((1 << pair_bits) - 1), field >> pair_bits
+        fixed = score | (pair << score_bits)
+        return (w & ~(((1 << width) - 1) << low)) | (fixed << low)
+
+
 def seed_order(entrants: Iterable[Entrant]) -> list[Entrant]:
     """Entrants by seeding rating, highest first; ties by id (ACWC-SEED-1 gives no further order)."""
     return sorted(entrants, key=lambda e: (-e.rating, e.id))
@@ -297,14 +339,13 @@ def pair_round(
     engine_round = 2 if round_no == 1 and previous else round_no
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MissingFloatHistoryWarning)  # round 1 has no floats to give
-        out = generate_pairings(
-            system="dutch",
+        out = _Dutch(
             players=players,
             previous_pairings=previous,
             round_number=engine_round,
             total_rounds=max(total_rounds, engine_round),
             initial_color=initial_colour,
-        )
+        ).generate_pairings()
     standing = standings(entrants, history, round_no, controls)
     pairs: list[tuple[str, str]] = []
     bye = None

@@ -348,3 +348,23 @@ def test_team_swiss_colours_follow_the_same_rule() -> None:
     ]
     got = pairing.pair_round(teams, history, 3, 4)
     assert ("Bravo", "Delta") in got.pairs
+
+
+def test_a_bracket_keeps_its_pairs_before_its_scores() -> None:
+    """FIDE C.04.3 C.5 (maximise the pairs in the bracket) comes before C.6 (minimise their score
+    differences). bbpPairings' tournament t109 (tests/data/pairing/bbp_random/), round 11 of 11,
+    13 players: 1 (9 points) takes the bye; 4 (8 points) and 7 (7) have met and drop into the
+    6-point bracket {3, 5, 6}. 4 has met 3 and 6; 7 has met 5 and 6. Two pairs in that bracket
+    exist only without 4: 7 v 3 and 5 v 6 (topscorers in the last round, both may have White
+    twice). Keeping 4 there (4 v 5, 7 v 3) leaves one pair fewer, so 4 floats on to 8 (4 points),
+    as bbpPairings pairs it; the library alone scored 4 v 5's higher score above the second pair."""
+    from tests.bbp_kit import BBP_RANDOM, cut
+
+    with open(BBP_RANDOM / "t109.trf", newline="") as f:
+        text = f.read()
+    tournament = trf.read_trf(cut(text, 11), "t109 cut before round 11")
+    entrants, history, round_no, absent, initial = trf.to_history(tournament)
+    got = pairing.pair_round(entrants, history, round_no, 11, Controls(absent=absent), initial)
+    pairs = {frozenset(p) for p in got.pairs}
+    assert got.bye == "1"
+    assert {frozenset(("4", "8")), frozenset(("7", "3")), frozenset(("5", "6"))} <= pairs

@@ -31,9 +31,6 @@ def players_of(name: str) -> int:
 
 def tiered(name: str) -> object:
     return name if players_of(name) <= QUICK_PLAYERS else pytest.param(name, marks=pytest.mark.scenario)
-# rounds where the library's pairs differ from bbpPairings' (late rounds of small fields: 13
-# players in round 11, 12 in round 9); kept here so that a library that comes to agree is noticed
-DIFFERENT_PAIRS = {("t109", 11), ("t175", 9)}
 
 
 def ours(text: str, rnd: int, name: str) -> Proposal:
@@ -55,9 +52,6 @@ def compare(name: str) -> dict[str, int]:
         got = ours(text, rnd, name)
         want_pairs = [(str(w), str(b)) for w, b in rows if b]
         want_bye = next((str(w) for w, b in rows if not b), None)
-        if (name, rnd) in DIFFERENT_PAIRS:
-            assert {frozenset(p) for p in got.pairs} != {frozenset(p) for p in want_pairs}, (name, rnd)
-            continue
         counts["rounds"] += 1
         counts["pairs"] += {frozenset(p) for p in got.pairs} == {frozenset(p) for p in want_pairs}
         counts["bye"] += got.bye == want_bye
