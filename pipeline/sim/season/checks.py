@@ -28,6 +28,9 @@ def check_planted_facts(s: Season, plan: TeamPlan, games_range: tuple[int, int])
     return traps
 
 
+RD_MARGIN = 5.0  # how far from TEAM-CAP-5's RD 80 a planted crossing's true RD must be
+
+
 def classify_crossings(s: Season, plan: TeamPlan) -> list[PlantedRow]:
     """TEAM-CAP-3/4/5: classify the planted crossings by what was actually generated (the RD at each
     crossing comes from the simulation; a crossing at RD > 80 does not count). Plants the
@@ -41,6 +44,15 @@ def classify_crossings(s: Season, plan: TeamPlan) -> list[PlantedRow]:
     for key, p in plan.cap_players.items():
         cs = crossings[p.name]
         counted = [c for c in cs if (c.rd_at_crossing or 0) <= 80]
+        close = [c for c in cs if 80 - RD_MARGIN < (c.rd_at_crossing or 0) <= 80 + RD_MARGIN]
+        if close:
+            # the audit estimates the RD from the games (TEAM-CAP-5; its interval is a few points
+            # wide): a planted crossing this near the limit could be read either side of it
+            c = close[0]
+            raise RuntimeError(
+                f"planted crossing for {c.p.name} on {c.crossed_at:%Y-%m-%d} at RD {c.rd_at_crossing:.1f}: "
+                f"within {RD_MARGIN} of TEAM-CAP-5's 80, too near for the audit's estimate to decide"
+            )
         days = ", ".join(f"{c.crossed_at:%Y-%m-%d} (RD {c.rd_at_crossing or 0:.0f})" for c in cs)
         if key == "hold":
             s.plant("TEAM-CAP-4", p.name, f"board 4: above the 2200 cap for about 30 hours after crossing on {days}")

@@ -137,14 +137,14 @@ def _plant_provisional(s: Season, plan: TeamPlan) -> None:
 def _plant_cap_crossings(s: Season, plan: TeamPlan) -> None:
     """TEAM-CAP-3 / 4 / 5 on the board-4 players of the untitled teams 7-10 (cap 2200): crossings on
     three days, on two, one held for 30 hours, and the RD trap (three crossing days, the first
-    after 10 months without a game: RD > 80, TEAM-CAP-5)."""
+    after 11 months without a game: RD well above 80, TEAM-CAP-5)."""
     teams = list(s.roster)
     since = dt.datetime(2025, 1, 1, tzinfo=UTC)
     cap4 = {n: s.roster[teams[i]][3] for n, i in (("three", 6), ("two", 7), ("hold", 8), ("rd", 9))}
     for key, days in (("three", [40, 150, 300]), ("two", [60, 200]), ("hold", [120])):
         hold = dt.timedelta(hours=30) if key == "hold" else dt.timedelta(0)
         plan.crossings += [(cap4[key], since + dt.timedelta(days=d, hours=11), hold) for d in days]
-    plan.add_quiet(cap4["rd"], since - dt.timedelta(days=210), since + dt.timedelta(days=30, hours=11))
+    plan.add_quiet(cap4["rd"], since - dt.timedelta(days=300), since + dt.timedelta(days=30, hours=11))
     for d in (30, 180, 330):
         plan.crossings.append((cap4["rd"], since + dt.timedelta(days=d, hours=11), dt.timedelta(0)))
     plan.cap_players = cap4
