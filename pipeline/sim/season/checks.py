@@ -47,7 +47,7 @@ def classify_crossings(s: Season, plan: TeamPlan) -> list[PlantedRow]:
         close = [c for c in cs if 80 - RD_MARGIN < (c.rd_at_crossing or 0) <= 80 + RD_MARGIN]
         if close:
             # the audit estimates the RD from the games (TEAM-CAP-5; its interval is a few points
-            # wide): a planted crossing this near the limit could be read either side of it
+            # wide): a crossing this near the limit could be read on either side of it
             c = close[0]
             raise RuntimeError(
                 f"planted crossing for {c.p.name} on {c.crossed_at:%Y-%m-%d} at RD {c.rd_at_crossing:.1f}: "
