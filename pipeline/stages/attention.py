@@ -279,8 +279,9 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def _key(*parts: Any) -> str:
-    return ":".join(slug(str(p)) for p in parts)
+def _key(kind: str, *parts: Any) -> str:
+    """An item's key: its kind, then its subject's ids as slugs (``games_due:swiss:3:forced-captures:…``)."""
+    return ":".join([kind, *(slug(str(p)) for p in parts)])
 
 
 def utc(t: dt.datetime) -> str:
@@ -528,7 +529,7 @@ def _near_misses(config: Config, rows: list[dict[str, Any]]) -> list[Item]:
                 subject=_who(config, r),
                 sentence=f"{_where(config, stage_name, rnd, board)}: {n} game{'s' if n > 1 else ''} "
                 f"({', '.join(f'{k} of {p}' for p, k in taken.items())}) at the match's clocks "
-                f"{'were' if n > 1 else 'was'} played outside the window ({window}) and do not count, "
+                f"{'were' if n > 1 else 'was'} played outside the window ({window}) and {'do' if n > 1 else 'does'} not count, "
                 "while the board still misses games of those parts",
                 action="to count them, add these lines to overrides.csv with the reason, "
                 f"then run antichess-td score --config {config.path}\n{lines}",
