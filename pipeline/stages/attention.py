@@ -1,4 +1,4 @@
-"""The attention stage: what needs the TD today (issue 36), from one database and the previous
+"""The attention stage: what needs the TD today, from one database and the previous
 run's list.
 
 :func:`read_sources` reads once what the list needs (``sql/queries/attention_*.sql``: boards
@@ -169,7 +169,7 @@ def item_of_row(r: dict[str, Any]) -> Item:
     )
 
 
-ITEM_SCHEMA = {
+ITEM_SCHEMA: dict[str, Any] = {
     "run_id": pl.Int32,
     "position": pl.Int32,
     "key": pl.String,

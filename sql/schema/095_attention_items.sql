@@ -8,7 +8,7 @@ CREATE TABLE IF NOT EXISTS attention_items (
     position     INTEGER NOT NULL,
     key          VARCHAR NOT NULL,
     kind         VARCHAR NOT NULL,      -- ruling_due | games_due | finding_new | finding_resolved | account | round_ready | near_miss | stale
-    rule_id      VARCHAR NOT NULL,      -- RULES.md's id; '' when no rule applies (stale)
+    rule_id      VARCHAR NOT NULL,      -- the rule's id (docs/rules.md); '' when no rule applies (stale)
     severity     VARCHAR NOT NULL,      -- error | warning | info
     status       VARCHAR NOT NULL,      -- new | open
     subject      VARCHAR NOT NULL,      -- who, in display names

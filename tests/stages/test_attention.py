@@ -1,4 +1,4 @@
-"""The attention list (issue 36, item 1; pipeline/stages/attention.py) on the hand-made skeleton
+"""The attention list (pipeline/stages/attention.py) on the hand-made skeleton
 tournament, night by night as the nightly run does it (ingest, score, audit, then the attention
 step stores the list with the run before it is published): every kind with its sentence and action
 computed by hand from tests/data/skeleton/make_dataset.py's games, a rerun with nothing new lists
@@ -216,6 +216,7 @@ def test_near_miss_accounts_and_error_findings_new_then_resolved(tmp_path: Path)
     assert [i.kind for i in third.changes.resolved] == ["account", "account", "finding_new"]
 
 
+@pytest.mark.slow
 def test_the_command_reads_the_snapshot_without_the_lock_and_says_when_it_is_stale(tmp_path: Path) -> None:
     """`antichess-td attention` while another process holds the writer lock (it never takes it):
     exit 0; at the run's own time the list the nightly stored, with its statuses against the run

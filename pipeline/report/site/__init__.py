@@ -231,7 +231,9 @@ def read_snapshot(
         if audited
         else None,
         audited=audited,
-        attention=rows("queries/site_attention") if _has_view(con, "attention") else None,
+        attention=rows("queries/site_attention")
+        if _has_view(con, "attention") and rows("queries/attention_list_runs")
+        else None,  # no nightly run has computed a list yet
     )
 
 
@@ -910,17 +912,21 @@ class Site:
         groups: dict[str, list[dict[str, Any]]] = {}
         for i in items:
             groups.setdefault(i["kind"], []).append({**i, "lines": i["action"].split("\n")})
-        html = self.env.get_template("attention.html").render(
-            root="",
-            tournament=self.config.name,
-            nav=[],
-            title="What needs you",
-            groups=[(HEADINGS.get(k, k), k, g) for k, g in groups.items()],
-            count=len(items),
-            new=sum(i["status"] == "new" for i in items),
-            last_run=self.snap.last_run,
-            audits_link=None if index else "index.html",
-        ).encode("utf-8")
+        html = (
+            self.env.get_template("attention.html")
+            .render(
+                root="",
+                tournament=self.config.name,
+                nav=[],
+                title="What needs you",
+                groups=[(HEADINGS.get(k, k), k, g) for k, g in groups.items()],
+                count=len(items),
+                new=sum(i["status"] == "new" for i in items),
+                last_run=self.snap.last_run,
+                audits_link=None if index else "index.html",
+            )
+            .encode("utf-8")
+        )
         return {"attention.html": html, **({"index.html": html} if index else {})}
 
 
