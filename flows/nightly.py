@@ -1,5 +1,6 @@
 """The nightly flow: validate inputs → ingest (a task per player batch, then the casual-game
-searches) → link, score and rank → audit → export → publish → site (the static website, built
+searches) → link, score and rank → audit → export → attention (what needs the TD, stored with the
+run so the snapshot carries it: pipeline/stages/attention.py) → publish → site (the static website, built
 from the snapshot just published: pipeline/stages/site.py). The audits that read nothing the
 score stage decides run on a thread beside it (``audit.beside_score``); the audit task evaluates
 the rest and collects them.
@@ -51,7 +52,7 @@ from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
 from pipeline.lichess import ingest
 from pipeline.model import Config
-from pipeline.stages import audit, context, export, record, score, site
+from pipeline.stages import attention, audit, context, export, record, score, site
 from pipeline.stages import ingest as ingest_stage
 from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches
 
@@ -107,6 +108,13 @@ def audit_task(
 @task(name="export", cache_policy=NO_CACHE)
 def export_task(config: Config, findings: list[audit.Finding]) -> list[str]:
     return [str(p) for p in export.export_stage(config, findings)]
+
+
+@task(name="attention", cache_policy=NO_CACHE)
+def attention_task(
+    config: Config, now: dt.datetime, run_id: int, findings: list[audit.Finding]
+) -> attention.AttentionReport:
+    return attention.attention_stage(config, now, run_id, findings)
 
 
 @task(name="site", cache_policy=NO_CACHE)
@@ -221,6 +229,11 @@ def run_nightly(
         exported = call(export_task, None, work, report.findings)  # the audits are not evaluated again
         run.done("export", {"files": len(exported)})
 
+        run.stage("attention")  # what needs the TD: stored with the run, so the snapshot publishes it
+        needs = call(attention_task, None, work, at, run.run_id, report.findings)
+        exported.append(str(needs.written[0]))
+        run.done("attention", needs.counts())
+
         published = call(publish_task, None, run)
         # the website reads the snapshot just published; a failed build leaves the previous site whole
         run.stage_now = "site"
@@ -233,6 +246,7 @@ def run_nightly(
         "exports": exported,
         "published": published,
         "site": built,
+        "attention": needs.summary_line(),
     }
     BODY_RESULTS.append(result)
     return result

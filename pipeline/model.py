@@ -201,6 +201,14 @@ class Schedule:
 
 
 @dataclass(frozen=True)
+class Attention:
+    """The attention list (``antichess-td attention``): a board match with games still due is listed
+    once at most ``days_left`` days are left in its round window."""
+
+    days_left: int = 2
+
+
+@dataclass(frozen=True)
 class Eligibility:
     """TEAM-ELIG-1..7 (relative to the registration time) and ACWC-ELIG-1..3 (fixed dates)."""
 
@@ -292,6 +300,7 @@ class Config:
     seeding: Seeding = Seeding(None, None)
     conduct: Conduct = Conduct()
     site: Site = Site()
+    attention: Attention = Attention()
 
     @property
     def pairings_announced_at(self) -> dt.datetime | None:

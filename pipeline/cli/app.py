@@ -302,6 +302,8 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
     _summary(result)
     _print_standings(cfg)
     _say(record.summary_line(result["run_id"], cfg.paths.database))
+    if "attention" in result:
+        _say(result["attention"])  # needs you: N (M new)
 
 
 def _head_start(run: Any, inputs: Any, now: str | None) -> contextlib.AbstractContextManager[Any]:
@@ -586,6 +588,38 @@ def site(config: ConfigOpt) -> None:
     with _rebuilt_if_damaged(cfg):
         report = site_stage(cfg)
     _say(summary_line(report))
+
+
+@app.command()
+def attention(
+    config: ConfigOpt,
+    now: Annotated[
+        str | None,
+        typer.Option(
+            "--now", help="The list as of this UTC time (ISO-8601, e.g. 2026-10-06T03:00:00Z). Default: the real time."
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a JSON array (every item field and its status) for scripts.")
+    ] = False,
+) -> None:
+    """What needs the TD today, from the published database (read-only: no lock, no Prefect): rulings
+    due, board matches with games due and their window closing, rounds ready to pair, games a ruling
+    could count, closed or marked accounts, error findings (new since the run before the latest
+    list, or resolved), a stale snapshot. Each item with its rule, who, the evidence and the exact
+    action; grouped by kind, each new or open."""
+    from pipeline.report import attention_text
+    from pipeline.stages.attention import attention_now
+
+    cfg = load_config(config)
+    at = _now(now)
+    with _rebuilt_if_damaged(cfg):
+        report = attention_now(cfg, at)
+    if as_json:
+        typer.echo(attention_text.json_items(report.items, report.status))
+        return
+    for line in attention_text.terminal_lines(report.items, report.status, report.as_of, report.previous_run_id):
+        typer.echo(line)
 
 
 @app.command()

@@ -41,6 +41,7 @@ from pipeline.errors import InputError
 from pipeline.model import (
     TIEBREAKS,
     AllowedSwap,
+    Attention,
     Composition,
     Conduct,
     Config,
@@ -525,6 +526,15 @@ class _Site(_Table):
     )
 
 
+class _Attention(_Table):
+    """The attention list: what needs the TD today (`antichess-td attention`, the nightly's last lines)."""
+
+    days_left: int = whole(
+        Attention.days_left,
+        "A board match with games still due is listed once at most this many days are left in its round window (TEAM-FMT-3).",
+    )
+
+
 class _Document(_Table):
     tournament: _Tournament = _doc(..., _Tournament.__doc__ or "")
     lichess: _Lichess = _doc({}, _Lichess.__doc__ or "")
@@ -539,6 +549,7 @@ class _Document(_Table):
     seeding: _Seeding = _doc({}, _Seeding.__doc__ or "")
     conduct: _Conduct = _doc({}, _Conduct.__doc__ or "")
     site: _Site = _doc({}, _Site.__doc__ or "")
+    attention: _Attention = _doc({}, _Attention.__doc__ or "")
 
 
 # --------------------------------------------------------------------------- the keys, for docs and errors
@@ -725,6 +736,7 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         seeding=Seeding(**dict(d.seeding)),
         conduct=Conduct(**dict(d.conduct)),
         site=Site(**dict(d.site)),
+        attention=Attention(**dict(d.attention)),
     )
 
 

@@ -56,6 +56,7 @@ WRITABLE = frozenset(
         "scored_rounds",
         "scored_placings",
         "pipeline_runs",
+        "attention_items",
         "audit_params",
         "audit_strongest_players",
         "audit_allowed_swaps",
@@ -528,13 +529,14 @@ TIME_COLUMNS = frozenset({"fetched_at", "updated_at", "verified_at", "audited_at
 
 def table_checksums(
     con: duckdb.DuckDBPyConnection,
-    exclude_tables: frozenset[str] = frozenset({"pipeline_runs"}),
+    exclude_tables: frozenset[str] = frozenset({"pipeline_runs", "attention_items"}),
     exclude_columns: frozenset[str] = TIME_COLUMNS,
 ) -> dict[str, tuple[int, int]]:
     """Per base table: (row count, order-independent checksum of its rows). The checksum is the
     sum of a hash of each row's remaining columns, so a row stored twice changes it (an XOR would
     cancel out) and row order does not. ``pipeline_runs`` (the run record: wall clocks, pids,
-    flow ids) and the time-of-fetch columns are left out by default."""
+    flow ids), ``attention_items`` (each run's list, by run id) and the time-of-fetch columns are
+    left out by default."""
     columns: dict[str, list[str]] = {}
     for table, column in con.execute(sql("queries/table_columns")).fetchall():
         if table not in exclude_tables and column not in exclude_columns:

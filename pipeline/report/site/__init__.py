@@ -188,6 +188,7 @@ class Snapshot:
     team_matches: dict[str, list[scoring.TeamMatch]]
     findings: list[dict[str, Any]] | None  # None: no audit has run, or not read yet (read_findings=False)
     audited: bool = False  # an audit has run: the snapshot has findings (perhaps none)
+    attention: list[dict[str, Any]] | None = None  # the newest attention list; None: the snapshot has none
 
 
 def read_snapshot(
@@ -230,7 +231,14 @@ def read_snapshot(
         if audited
         else None,
         audited=audited,
+        attention=rows("queries/site_attention")
+        if _has_view(con, "attention") and rows("queries/attention_list_runs")
+        else None,  # no nightly run has computed a list yet
     )
+
+
+def _has_view(con: Any, name: str) -> bool:
+    return name in set(gateway.query(con, "queries/user_views")["view_name"])
 
 
 # --------------------------------------------------------------------------- the pages
@@ -891,8 +899,35 @@ class Site:
             counts=counts,
             charts=charts,
             last_run=self.snap.last_run,
+            attention_link="attention.html" if not public and self.snap.attention is not None else None,
         )
         return {"audits/index.html" if public else "index.html": html.encode("utf-8")}
+
+    def attention(self, index: bool) -> dict[str, bytes]:
+        """The private folder's attention.html (what needs the TDs, from the snapshot's attention
+        view), also its index.html when `index` (the audits are public: nothing else is private)."""
+        from pipeline.report.attention_text import HEADINGS
+
+        items = self.snap.attention or []
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for i in items:
+            groups.setdefault(i["kind"], []).append({**i, "lines": i["action"].split("\n")})
+        html = (
+            self.env.get_template("attention.html")
+            .render(
+                root="",
+                tournament=self.config.name,
+                nav=[],
+                title="What needs you",
+                groups=[(HEADINGS.get(k, k), k, g) for k, g in groups.items()],
+                count=len(items),
+                new=sum(i["status"] == "new" for i in items),
+                last_run=self.snap.last_run,
+                audits_link=None if index else "index.html",
+            )
+            .encode("utf-8")
+        )
+        return {"attention.html": html, **({"index.html": html} if index else {})}
 
 
 # --------------------------------------------------------------------------- building and swapping
@@ -931,11 +966,12 @@ def build_site(config: Config, findings: Sequence[dict[str, Any]] | None = None)
     if snap.audited:
         if config.site.audits == "public":
             audits_at = paths.site / "audits" / "index.html"
-            if paths.site_private.is_dir() and (paths.site_private / MARKER).is_file():
+            if not private and paths.site_private.is_dir() and (paths.site_private / MARKER).is_file():
                 shutil.rmtree(paths.site_private)  # the audits moved into the public site
         else:
-            swap_in(paths.site_private, private)
             audits_at = paths.site_private / "index.html"
+    if private:  # the audits (when private) and the attention page
+        swap_in(paths.site_private, private)
     pages = {k: v for k, v in files.items() if k.endswith(".html")}
     return SiteReport(
         paths.site,
@@ -993,6 +1029,10 @@ def render_site(
             private["favicon.svg"] = ICON.read_bytes()
             if has_audits_csv:
                 private["audit_findings.csv"] = audits_csv.read_bytes()
+    if snap.attention is not None:  # the TDs' own page, whatever the audits' switch
+        private.update(site.attention(index="index.html" not in private))
+        private["style.css"] = STYLESHEET.read_bytes()
+        private["favicon.svg"] = ICON.read_bytes()
     files.update(site.files)
     files["style.css"] = STYLESHEET.read_bytes()
     files["favicon.svg"] = ICON.read_bytes()  # declared by every page: no browser asks for a missing /favicon.ico
