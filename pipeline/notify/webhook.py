@@ -12,12 +12,38 @@ records a message as delivered only after a 2xx), so nothing here retries or sle
 
 from __future__ import annotations
 
+import logging
+import threading
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
 USER_AGENT = "antichess-td (tournament directors' pipeline)"
+
+
+class _Redact(logging.Filter):
+    """urllib3 logs each request's path at DEBUG (``"POST /api/webhooks/<id>/<token> HTTP/1.1"``):
+    a webhook's path is its secret, so while one is being posted, a urllib3 record that names it is
+    dropped, whatever level a host application logs at."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: set[str] = set()
+        self.lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        with self.lock:
+            secrets = tuple(self.secrets)
+        if not secrets:
+            return True
+        text = record.getMessage()
+        return not any(s in text for s in secrets)
+
+
+_REDACT = _Redact()
+logging.getLogger("urllib3.connectionpool").addFilter(_REDACT)
 
 
 @dataclass(frozen=True)
@@ -32,6 +58,17 @@ class Delivery:
 def post_json(url: str, payload: dict[str, Any], timeout_s: float) -> Delivery:
     """POST ``payload`` as JSON to ``url``, once, within ``timeout_s``. Never raises for the
     network's or the service's failures: they come back as an unsuccessful Delivery."""
+    secret = urlsplit(url).path or url
+    with _REDACT.lock:
+        _REDACT.secrets.add(secret)
+    try:
+        return _post(url, payload, timeout_s)
+    finally:
+        with _REDACT.lock:
+            _REDACT.secrets.discard(secret)
+
+
+def _post(url: str, payload: dict[str, Any], timeout_s: float) -> Delivery:
     try:
         with requests.Session() as session:
             response = session.post(

@@ -36,7 +36,7 @@ Messages (docs/td-guide.md, Your week), as lila answers them:
   scopes); unset, every token has every scope. Rate limits: ``pm_all_per_week`` messages per team
   in 7 days (lila: 8), the same message to the same team again within 10 minutes 400 ``{"error":
   "You already sent this message recently"}``; ``inbox_per_minute`` inbox messages a minute per
-  token; beyond a limit 429 with ``Retry-After: 60``. Every message accepted is kept in
+  token; beyond a limit 429 with ``Retry-After: 60`` (``limit_retry_after_s``). Every message accepted is kept in
   ``ReplayServer.messages`` and served by ``GET /_replay/messages`` (a JSON list of ``{endpoint,
   to, text, at}``; never the token), so tests read what Lichess would have received.
 
@@ -234,6 +234,7 @@ class ReplayOptions:
     token_scopes: dict[str, frozenset[str]] | None = None  # token -> its scopes; None: any token, every scope
     pm_all_per_week: int = 8  # lila's TeamPm: 8 team messages per team in 7 days
     inbox_per_minute: int = 20  # inbox messages per token in a minute
+    limit_retry_after_s: int = 60  # Retry-After of a message refused by a rate limit (Lichess: wait a minute)
 
 
 class ReplayServer(ThreadingHTTPServer):
@@ -579,7 +580,9 @@ class _Handler(BaseHTTPRequestHandler):
         if limited:
             server.injected(f"429_{endpoint}")
             return self._send_json(
-                HTTPStatus.TOO_MANY_REQUESTS, {"error": "Too many requests. Try again later."}, {"Retry-After": "60"}
+                HTTPStatus.TOO_MANY_REQUESTS,
+                {"error": "Too many requests. Try again later."},
+                {"Retry-After": str(server.options.limit_retry_after_s)},
             )
         return self._send_json(HTTPStatus.OK, {"ok": True})
 
