@@ -118,9 +118,9 @@ def site_task(config: Config, findings: list[audit.Finding]) -> str:
 
 
 def attention_items(config: Config, now: dt.datetime) -> list[Item]:
-    """The attention list the notifications announce (issue 36): the lead wires
-    ``pipeline.stages.attention``'s list here at merge; until then there is none, and only the
-    round announcements (which read the published tables) go out."""
+    """The attention list the notifications announce: ``pipeline.stages.attention``'s list, wired
+    here when that stage joins the flow; until then there is none, and only the round announcements
+    (which read the published tables) go out."""
     return []
 
 

@@ -1,4 +1,4 @@
-"""Notifications (issue 36, item 2; docs/td-guide.md, Your week): webhooks over real HTTP to a
+"""Notifications (docs/td-guide.md, Your week): webhooks over real HTTP to a
 small receiver on 127.0.0.1, Lichess team announcements and reminders through the replay server
 (its scopes and rate limits), once only across reruns (``sent_messages`` in a real DuckDB file),
 never failing the run, and never showing a secret. Items are built by hand (they are plain values:
