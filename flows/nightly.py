@@ -1,7 +1,9 @@
 """The nightly flow: validate inputs → ingest (a task per player batch, then the casual-game
 searches) → link, score and rank → audit → export → attention (what needs the TD, stored with the
 run so the snapshot carries it: pipeline/stages/attention.py) → publish → site (the static website, built
-from the snapshot just published: pipeline/stages/site.py). The audits that read nothing the
+from the snapshot just published: pipeline/stages/site.py) → notify (the new attention items to the
+webhooks, round announcements and reminders to Lichess: pipeline/stages/notify.py; a failed
+delivery is a warning, never a failed run). The audits that read nothing the
 score stage decides run on a thread beside it (``audit.beside_score``); the audit task evaluates
 the rest and collects them.
 
@@ -48,11 +50,12 @@ from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from pipeline.cli.console import IngestProgress, ingest_progress, replay_throttle, verify_progress
+from pipeline.domain.attention import Item
 from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
 from pipeline.lichess import ingest
 from pipeline.model import Config
-from pipeline.stages import attention, audit, context, export, record, score, site
+from pipeline.stages import attention, audit, context, export, notify, record, score, site
 from pipeline.stages import ingest as ingest_stage
 from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches
 
@@ -122,6 +125,19 @@ def site_task(config: Config, findings: list[audit.Finding]) -> str:
     return site.summary_line(site.site_stage(config, findings))
 
 
+@task(name="notify", cache_policy=NO_CACHE)
+def notify_task(config: Config, now: dt.datetime, dry_run: bool, items: list[Item]) -> dict[str, Any]:
+    """After publishing: the attention list's new items to the webhooks, the round announcements
+    and reminders to Lichess (``pipeline.stages.notify``); a failed delivery is a warning, never
+    a failed run."""
+    assert config.paths.work_database is not None
+    n = config.notify
+    if not (n.webhooks or (n.lichess.team and n.lichess.announce) or n.lichess.reminders):
+        return {"line": "", "warnings": [], "printed": []}  # nothing configured: nothing said
+    report = notify.notify_run(config, items, config.paths.work_database, dry_run=dry_run, now=now)
+    return {"line": report.summary_line(), "warnings": report.warnings, "printed": report.printed}
+
+
 @task(name="publish", cache_policy=NO_CACHE)
 def publish_task(run: record.Run) -> dict[str, Any]:
     return record.publish(run)
@@ -182,10 +198,16 @@ def without_prefect_warning(reason: str) -> str:
 
 
 def run_nightly(
-    config_path: str, now: str | None, call: TaskCall, flow_run_id: str | None, without_prefect: str | None = None
+    config_path: str,
+    now: str | None,
+    call: TaskCall,
+    flow_run_id: str | None,
+    without_prefect: str | None = None,
+    dry_run: bool = False,
 ) -> dict[str, Any]:
     """The nightly run, whoever calls its tasks (see the module docstring); ``without_prefect``:
-    why Prefect is not used (recorded as the ``start`` stage's counts and a warning)."""
+    why Prefect is not used (recorded as the ``start`` stage's counts and a warning); ``dry_run``:
+    the notifications are shown, not sent."""
     BODY_STARTED.set()
     config = load_config(Path(config_path))
     at = dt.datetime.fromisoformat(now.replace("Z", "+00:00")) if now else dt.datetime.now(dt.UTC)
@@ -238,6 +260,9 @@ def run_nightly(
         # the website reads the snapshot just published; a failed build leaves the previous site whole
         run.stage_now = "site"
         built = call(site_task, None, run.config, report.findings)  # the audits are not evaluated again
+        # the notifications tell what was just published; each is recorded in the working database
+        run.stage_now = "notify"
+        notified = call(notify_task, None, run.work, at, dry_run, list(needs.items))
     result = {
         "run_id": run.run_id,
         "ingest": ingested,
@@ -247,22 +272,24 @@ def run_nightly(
         "published": published,
         "site": built,
         "attention": needs.summary_line(),
+        "notify": notified,
     }
     BODY_RESULTS.append(result)
     return result
 
 
 @flow(name="antichess-nightly")
-def nightly(config_path: str, now: str | None = None) -> dict[str, Any]:
-    """Everything, in order. ``now`` (UTC ISO-8601) replays the season as it stood then."""
-    return run_nightly(config_path, now, through_prefect, _flow_run_id())
+def nightly(config_path: str, now: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+    """Everything, in order. ``now`` (UTC ISO-8601) replays the season as it stood then;
+    ``dry_run`` shows the notifications instead of sending them."""
+    return run_nightly(config_path, now, through_prefect, _flow_run_id(), dry_run=dry_run)
 
 
-def nightly_without_prefect(config_path: str, now: str | None, reason: str) -> dict[str, Any]:
+def nightly_without_prefect(config_path: str, now: str | None, reason: str, dry_run: bool = False) -> dict[str, Any]:
     """The same run as the ``nightly`` flow, without Prefect: no flow run (``flow_run_id`` None),
     the tasks' functions called in order with the same retries; ``reason`` (why Prefect's server
     is unavailable) goes to the run's warnings and to ``runs.counts.start``."""
-    return run_nightly(config_path, now, as_functions, None, without_prefect=reason)
+    return run_nightly(config_path, now, as_functions, None, without_prefect=reason, dry_run=dry_run)
 
 
 def deployment_options(config: Config, config_path: Path) -> dict[str, Any]:

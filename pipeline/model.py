@@ -192,6 +192,43 @@ class Site:
     audits: SiteAudits = "private"
 
 
+WebhookFormat = Literal["discord", "slack", "json"]
+Announcement = Literal["pairings", "standings"]
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """A webhook the attention list is posted to: ``url_env`` names the environment variable holding
+    its URL (a secret, like the token: never in a file), ``format`` the service that reads it."""
+
+    url_env: str
+    format: WebhookFormat
+
+
+@dataclass(frozen=True)
+class LichessNotify:
+    """Messages on Lichess (docs/td-guide.md, Your week): round announcements to the Lichess
+    ``team`` by ``pm-all`` (``announce``: the round's pairings and windows, and/or the standings), and
+    opt-in reminders to ``reminder_players`` (``"all"`` or names) ``reminder_hours`` before a window
+    closes on a board with games still due."""
+
+    team: str | None = None
+    announce: tuple[Announcement, ...] = ()
+    standings_top: int = 10
+    reminders: bool = False
+    reminder_hours: float = 24.0
+    reminder_players: tuple[str, ...] | Literal["all"] = ()
+
+
+@dataclass(frozen=True)
+class Notify:
+    """Where the end of a run tells TDs and players what is new (``[notify]``)."""
+
+    webhooks: tuple[Webhook, ...] = ()
+    timeout_s: float = 10.0
+    lichess: LichessNotify = LichessNotify()
+
+
 @dataclass(frozen=True)
 class Schedule:
     """When ``antichess-td serve`` runs the nightly flow: a 5-field cron line in an IANA time zone."""
@@ -301,6 +338,7 @@ class Config:
     conduct: Conduct = Conduct()
     site: Site = Site()
     attention: Attention = Attention()
+    notify: Notify = Notify()
 
     @property
     def pairings_announced_at(self) -> dt.datetime | None:

@@ -246,10 +246,21 @@ def _summary(result: dict[str, Any]) -> None:
         _say(f"wrote {p}")
     if "site" in result:
         _say(result["site"])
+    if "notify" in result:
+        for message in result["notify"]["printed"]:
+            _say(message)
+        if result["notify"]["line"]:
+            _say(result["notify"]["line"])
+
+
+DryRunOpt = Annotated[
+    bool,
+    typer.Option("--dry-run", help="Print the notifications (webhooks, Lichess) instead of sending them; record none."),
+]
 
 
 @app.command()
-def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
+def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False) -> None:
     """Everything, in order, as a Prefect flow: ingest, link and score, rank, audit, export, publish.
 
     Writes the working database only; replaces the published database (paths.database) at the
@@ -278,7 +289,7 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
             flows_nightly.BODY_RESULTS.clear()
             try:
                 with prefect_env.flow_run_settings():
-                    result = flows_nightly.nightly(config_path=str(config), now=now)
+                    result = flows_nightly.nightly(config_path=str(config), now=now, dry_run=dry_run)
             except Exception as e:
                 server = _prefect_server_of(e)
                 if flows_nightly.BODY_RESULTS and server is not None:
@@ -296,7 +307,7 @@ def nightly(config: ConfigOpt, now: NowOpt = None) -> None:
                     log.info("Prefect failed before the flow started", exc_info=e, extra={"file_only": True})
                     unavailable = f"Prefect could not start the flow ({_first_line(e)})"
         if unavailable is not None:
-            result = flows_nightly.nightly_without_prefect(str(config), now, unavailable)
+            result = flows_nightly.nightly_without_prefect(str(config), now, unavailable, dry_run=dry_run)
     from pipeline.stages import record
 
     _summary(result)
@@ -602,6 +613,13 @@ def attention(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print a JSON array (every item field and its status) for scripts.")
     ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Also print the messages the next run would send ([notify]: webhooks, Lichess), sending nothing.",
+        ),
+    ] = False,
 ) -> None:
     """What needs the TD today, from the published database (read-only: no lock, no Prefect): rulings
     due, board matches with games due and their window closing, rounds ready to pair, games a ruling
@@ -620,6 +638,13 @@ def attention(
         return
     for line in attention_text.terminal_lines(report.items, report.status, report.as_of, report.previous_run_id):
         typer.echo(line)
+    if dry_run:
+        from pipeline.stages.notify import dry_run_messages
+
+        printed = dry_run_messages(cfg, report.items, at)
+        typer.echo(f"dry run: {len(printed)} message(s) the next run would send ([notify]), none sent")
+        for text in printed:
+            typer.echo(text)
 
 
 @app.command()
@@ -742,8 +767,20 @@ def replay_server(
     ] = 60.0,
     retry_after_s: Annotated[int, typer.Option(help="Retry-After sent with an injected 429.")] = 60,
     seed: Annotated[int, typer.Option(help="Seed of the fault draws (same seed, same faults).")] = 0,
+    tokens: Annotated[
+        Path | None,
+        typer.Option(
+            "--tokens",
+            help='A JSON object of test tokens and their scopes, e.g. {"lip_td": ["team:lead"]}: other tokens '
+            "get 401, a missing scope 403. Unset: every token has every scope.",
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
-    """Serve a recorded Lichess dataset on 127.0.0.1 with the real API's semantics."""
+    """Serve a recorded Lichess dataset on 127.0.0.1 with the real API's semantics.
+
+    Also takes team messages and inbox messages (POST /team/{id}/pm-all, POST /inbox/{name}) with
+    Lichess's scopes and rate limits, and lists what it received at GET /_replay/messages."""
     from pipeline.sim import replay
 
     at = _now(now) if now else None
@@ -759,7 +796,11 @@ def replay_server(
         seed=seed,
     )
     options = replay.ReplayOptions(
-        games_per_s=games_per_s, max_downloads=max_downloads, history_needs_token=token_check, faults=faults
+        games_per_s=games_per_s,
+        max_downloads=max_downloads,
+        history_needs_token=token_check,
+        faults=faults,
+        token_scopes=None if tokens is None else replay.read_token_scopes(tokens),
     )
     server = replay.ReplayServer(replay.Dataset.load(data), port=port, now=at, options=options)
     _say(f"serving {data} on {server.base_url} (Ctrl-C to stop)")

@@ -47,8 +47,10 @@ from pipeline.model import (
     Config,
     Eligibility,
     EventKind,
+    LichessNotify,
     LichessSource,
     MatchPoints,
+    Notify,
     Part,
     Paths,
     Primary,
@@ -61,6 +63,7 @@ from pipeline.model import (
     StageKind,
     Tiebreak,
     TimeControl,
+    Webhook,
 )
 from pipeline.resources import PRESETS_DIR
 
@@ -535,6 +538,58 @@ class _Attention(_Table):
     )
 
 
+def _players_or_all(v: Any) -> tuple[str, ...] | Literal["all"]:
+    """``"all"`` or a list of Lichess names (each non-empty)."""
+    if v == "all":
+        return "all"
+    if isinstance(v, list) and all(isinstance(x, str) and x.strip() for x in v):
+        return tuple(x.strip() for x in v)
+    raise _reject(f'expected "all" or a list of Lichess names such as ["alice", "bob"], got {v!r}')
+
+
+class _Webhook(_Table):
+    url_env: Annotated[
+        str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$"), _Shape("string", "an environment variable name")
+    ] = _doc(..., "The environment variable holding the webhook's URL (a secret: never the URL itself).")
+    format: Literal["discord", "slack", "json"] = _doc(
+        ..., '`discord`, `slack` or `json` (a plain `{"items": [...]}` for your own scripts).'
+    )
+
+
+_WEBHOOKS_EXAMPLE = '[{ url_env = "TD_DISCORD_WEBHOOK", format = "discord" }]'
+
+
+class _NotifyLichess(_Table):
+    """Messages on Lichess, sent with the token of `lichess.token_env` (docs/token.md: its scopes)."""
+
+    team: Text | None = _doc(
+        None, "The Lichess team id (as in its URL) that round announcements go to; needs the `team:lead` scope."
+    )
+    announce: Annotated[
+        list[Literal["pairings", "standings"]], _Shape("list", 'a list drawn from "pairings", "standings"')
+    ] = _doc([], 'What a round announcement holds: `"pairings"` (and windows), `"standings"`, or both. Empty: none.')
+    standings_top: int = whole(10, "Entrants of the standings an announcement lists.", minimum=1)
+    reminders: bool = _doc(False, "Send reminders to the players who opted in (needs the `msg:write` scope).")
+    reminder_hours: float = number(
+        24.0, "A reminder goes out this many hours before the window closes, to a board with games still due."
+    )
+    reminder_players: Annotated[
+        tuple[str, ...] | Literal["all"], PlainValidator(_players_or_all), _Shape('"all" or list of Lichess names')
+    ] = _doc([], 'The players who opted in to reminders: their Lichess names, or `"all"`.')
+
+
+class _Notify(_Table):
+    """What the end of a run tells TDs (webhooks) and players (Lichess); docs/td-guide.md, Your week."""
+
+    webhooks: Annotated[list[_Webhook], _Shape("list of tables", f"a list such as {_WEBHOOKS_EXAMPLE}")] = _doc(
+        [], "Webhooks the new attention items are posted to, one message per webhook and run."
+    )
+    timeout_s: float = number(
+        10.0, "Seconds a webhook has to answer before the delivery counts as failed.", minimum=0.1
+    )
+    lichess: _NotifyLichess = _doc({}, _NotifyLichess.__doc__ or "")
+
+
 class _Document(_Table):
     tournament: _Tournament = _doc(..., _Tournament.__doc__ or "")
     lichess: _Lichess = _doc({}, _Lichess.__doc__ or "")
@@ -550,6 +605,7 @@ class _Document(_Table):
     conduct: _Conduct = _doc({}, _Conduct.__doc__ or "")
     site: _Site = _doc({}, _Site.__doc__ or "")
     attention: _Attention = _doc({}, _Attention.__doc__ or "")
+    notify: _Notify = _doc({}, _Notify.__doc__ or "")
 
 
 # --------------------------------------------------------------------------- the keys, for docs and errors
@@ -737,6 +793,40 @@ def _build(file: Path, preset: str, doc: dict[str, Any]) -> Config:
         conduct=Conduct(**dict(d.conduct)),
         site=Site(**dict(d.site)),
         attention=Attention(**dict(d.attention)),
+        notify=_notify(file, d.notify),
+    )
+
+
+def _notify(file: Path, n: _Notify) -> Notify:
+    seen: set[str] = set()
+    for i, w in enumerate(n.webhooks):
+        if w.url_env in seen:
+            raise _fail(
+                file, f"notify.webhooks[{i}].url_env", f"{w.url_env!r} appears twice: expected one webhook per variable"
+            )
+        seen.add(w.url_env)
+    li = n.lichess
+    if li.announce and li.team is None:
+        raise _fail(
+            file, "notify.lichess.team", "missing: announcements (notify.lichess.announce) need the Lichess team id"
+        )
+    if li.reminders and not li.reminder_players:
+        raise _fail(
+            file,
+            "notify.lichess.reminder_players",
+            'expected the players who opted in (Lichess names, or "all"): notify.lichess.reminders is true',
+        )
+    return Notify(
+        webhooks=tuple(Webhook(w.url_env, w.format) for w in n.webhooks),
+        timeout_s=n.timeout_s,
+        lichess=LichessNotify(
+            team=li.team,
+            announce=tuple(dict.fromkeys(li.announce)),
+            standings_top=li.standings_top,
+            reminders=li.reminders,
+            reminder_hours=li.reminder_hours,
+            reminder_players=li.reminder_players,
+        ),
     )
 
 

@@ -16,6 +16,11 @@ Facts it relies on (Lichess's API and berserk 0.14; docs/ingestion.md):
   and gaps: we never send them, and filter ``variant == "antichess"`` ourselves.
 * berserk has no retries, backoff or 429 handling: the session below adds them (one lane,
   at least 60 s after a 429), and counts what the run cost.
+* Messages (``POST /team/{id}/pm-all``, scope ``team:lead``; ``POST /inbox/{name}``, scope
+  ``msg:write``) are form posts through the same session. Lichess answers a token without the
+  scope with 403 ``{"error": "Missing scope: ..."}``; it answers 429 before doing anything, so a
+  429 is waited out and retried, but a message is never sent again after a 5xx or a lost answer
+  (it may have arrived): :func:`send_message` says which of these happened.
 """
 
 from __future__ import annotations
@@ -88,6 +93,7 @@ class RetryPolicy:
     backoff_s: float = 2.0
     max_retries: int = 5
     max_wait_s: float = 600.0
+    retry_errors: bool = True  # False for a message: a 5xx or a lost answer may hide one that was sent
 
 
 class _Session(requests.Session):
@@ -124,7 +130,7 @@ class _Session(requests.Session):
                 response = super().request(method, url, *args, **kwargs)
             except (requests.ConnectionError, requests.Timeout):
                 self.stats.connection_errors += 1
-                if attempt >= self.policy.max_retries:
+                if attempt >= self.policy.max_retries or not self.policy.retry_errors:
                     raise
                 delay = self._backoff(attempt)
             else:
@@ -137,7 +143,7 @@ class _Session(requests.Session):
                     self.stats.waited_429_s += delay
                 elif response.status_code >= 500:
                     self.stats.server_errors += 1
-                    if attempt >= self.policy.max_retries:
+                    if attempt >= self.policy.max_retries or not self.policy.retry_errors:
                         return response
                     delay = self._backoff(attempt)
                 else:
@@ -430,3 +436,56 @@ def parse_game(g: dict[str, Any]) -> GameRow:
         pgn=g.get("pgn"),
         url=f"https://lichess.org/{gid}",
     )
+
+
+# --------------------------------------------------------------------------- messages
+
+MessageStatus = Literal["sent", "refused", "limited", "failed", "unknown"]
+
+
+@dataclass(frozen=True)
+class MessageAnswer:
+    """What Lichess answered a message: ``sent`` (2xx); ``refused`` (4xx but 429: a missing scope,
+    not the team's leader, an unknown player; ``error`` says Lichess's words); ``limited`` (429
+    after the wait); ``failed`` (not delivered: no connection, a 5xx); ``unknown`` (the answer was
+    lost after the message went out: it may have arrived)."""
+
+    status: MessageStatus
+    answer: str  # e.g. "HTTP 200", "HTTP 403: Missing scope: msg:write", "ConnectTimeout"
+    http_status: int | None = None
+
+
+def post_team_message(client: berserk.Client, team_id: str, text: str) -> MessageAnswer:
+    """``POST /team/{team_id}/pm-all`` with the form field ``message`` (needs ``team:lead``)."""
+    return send_message(client, f"/team/{team_id}/pm-all", {"message": text})
+
+
+def send_inbox_message(client: berserk.Client, username: str, text: str) -> MessageAnswer:
+    """``POST /inbox/{username}`` with the form field ``text`` (needs ``msg:write``)."""
+    return send_message(client, f"/inbox/{username}", {"text": text})
+
+
+def send_message(client: berserk.Client, path: str, form: dict[str, str]) -> MessageAnswer:
+    try:
+        client.games._r.post(path, data=form, fmt=berserk.formats.JSON)
+    except berserk.exceptions.ResponseError as e:
+        code = e.status_code
+        said = e.cause.get("error") if isinstance(e.cause, dict) else None
+        answer = f"HTTP {code}: {said}" if said else f"HTTP {code}"
+        if code == 429:
+            return MessageAnswer("limited", answer, code)
+        if code >= 500:
+            return MessageAnswer("failed", answer, code)
+        return MessageAnswer("refused", answer, code)
+    except berserk.exceptions.ApiError as e:
+        cause = e.error
+        return MessageAnswer("failed" if never_sent(cause) else "unknown", type(cause).__name__)
+    return MessageAnswer("sent", "HTTP 200", 200)
+
+
+def never_sent(e: BaseException) -> bool:
+    """Whether a request that failed with ``e`` surely never reached the server (no connection
+    was made), rather than losing its answer."""
+    if isinstance(e, requests.ConnectTimeout):
+        return True
+    return isinstance(e, requests.ConnectionError) and "Failed to establish a new connection" in str(e)

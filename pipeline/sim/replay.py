@@ -24,6 +24,22 @@ Semantics copied from lichess.org (docs/ingestion.md, What Lichess's API does):
   ``moves=false``, ``clocks`` only with ``clocks=true``, ``opening`` only with ``opening=true``.
   Booleans are read as lila does: ``1 true True on yes`` are true, anything else false.
 
+Messages (docs/td-guide.md, Your week), as lila answers them:
+
+* ``POST /team/{teamId}/pm-all`` (form field ``message``; scope ``team:lead``) and
+  ``POST /inbox/{username}`` (form field ``text``; scope ``msg:write``; the user must be in
+  ``users.ndjson`` and not closed, else 404). No token: 401 ``{"error": "Missing authorization
+  header"}``; a token the server does not know (when ``token_scopes`` is given): 401 ``{"error":
+  "No such token"}``; a token without the scope: 403 ``{"error": "Missing scope: team:lead"}`` with
+  lila's ``X-OAuth-Scopes`` / ``X-Accepted-OAuth-Scopes`` headers. Which scopes a token has:
+  ``ReplayOptions.token_scopes`` (``replay-server --tokens FILE``, a JSON object token → list of
+  scopes); unset, every token has every scope. Rate limits: ``pm_all_per_week`` messages per team
+  in 7 days (lila: 8), the same message to the same team again within 10 minutes 400 ``{"error":
+  "You already sent this message recently"}``; ``inbox_per_minute`` inbox messages a minute per
+  token; beyond a limit 429 with ``Retry-After: 60`` (``limit_retry_after_s``). Every message accepted is kept in
+  ``ReplayServer.messages`` and served by ``GET /_replay/messages`` (a JSON list of ``{endpoint,
+  to, text, at}``; never the token), so tests read what Lichess would have received.
+
 ``now`` serves the world as it stood then: games created by then (those that ended later are
 still being played: exported only with ``ongoing=true``, as ``started`` without a result),
 profiles counting only the rated games finished by then, rating-history points of the days
@@ -166,6 +182,25 @@ def _ms(t: dt.datetime) -> int:
     return (t - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)) // dt.timedelta(milliseconds=1)
 
 
+def _from_ms(ms: int) -> dt.datetime:
+    return dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(milliseconds=ms)
+
+
+def read_token_scopes(path: Path) -> dict[str, frozenset[str]]:
+    """``--tokens FILE``: a JSON object mapping each test token to its list of scopes."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(path, "", "file not found: expected a JSON object of tokens and their scopes") from None
+    except json.JSONDecodeError as e:
+        raise InputError(path, f"line {e.lineno}", f"not valid JSON ({e.msg})") from None
+    if not isinstance(doc, dict) or not all(
+        isinstance(v, list) and all(isinstance(x, str) for x in v) for v in doc.values()
+    ):
+        raise InputError(path, "", 'expected a JSON object such as {"lip_td": ["team:lead", "msg:write"]}')
+    return {str(k): frozenset(v) for k, v in doc.items()}
+
+
 @dataclass(frozen=True)
 class Faults:
     """Failures the real API produces, injected on purpose (tests, benchmarks). All off by default.
@@ -196,6 +231,10 @@ class ReplayOptions:
     keepalive_every: int = 100  # a blank keep-alive line after every N games
     history_needs_token: bool = True  # lichess.org answers [] to rating-history requests without a token
     faults: Faults = field(default_factory=Faults)
+    token_scopes: dict[str, frozenset[str]] | None = None  # token -> its scopes; None: any token, every scope
+    pm_all_per_week: int = 8  # lila's TeamPm: 8 team messages per team in 7 days
+    inbox_per_minute: int = 20  # inbox messages per token in a minute
+    limit_retry_after_s: int = 60  # Retry-After of a message refused by a rate limit (Lichess: wait a minute)
 
 
 class ReplayServer(ThreadingHTTPServer):
@@ -217,6 +256,8 @@ class ReplayServer(ThreadingHTTPServer):
         self.active_downloads = 0
         self.burst_left = 0  # requests still to fail in the current 5xx burst
         self.rng = random.Random(self.options.faults.seed)
+        self.messages: list[dict[str, Any]] = []  # every message accepted (GET /_replay/messages)
+        self._sent_at: dict[str, list[float]] = {}  # rate-limit key -> monotonic times of accepted messages
         self._rated_ends = _rated_antichess_ends(dataset)
         super().__init__((HOST, port), _Handler)
 
@@ -411,6 +452,10 @@ class _Handler(BaseHTTPRequestHandler):
             if seg[-1:] == ["rating-history"]
             else "user"
         )
+        if seg == ["_replay", "messages"]:  # the server's own: what it received (never counted, never faulted)
+            with self.server.lock:
+                received = [{k: v for k, v in m.items() if not k.startswith("_")} for m in self.server.messages]
+            return self._send_json(HTTPStatus.OK, received)
         if self._injected_failure(self.server.count(kind)):
             return
         if len(seg) == 3 and seg[:2] == ["api", "user"]:
@@ -451,6 +496,14 @@ class _Handler(BaseHTTPRequestHandler):
         seg, q = self._parts()
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
+        if len(seg) == 3 and seg[0] == "team" and seg[2] == "pm-all":
+            if not self._injected_failure(self.server.count("pm_all")):
+                self._message("pm-all", seg[1], body, "message", "team:lead")
+            return
+        if len(seg) == 2 and seg[0] == "inbox":
+            if not self._injected_failure(self.server.count("inbox")):
+                self._message("inbox", seg[1], body, "text", "msg:write")
+            return
         by_ids = seg == ["api", "games", "export", "_ids"]
         if self._injected_failure(self.server.count("games_by_id" if by_ids else "users")):
             return
@@ -474,6 +527,64 @@ class _Handler(BaseHTTPRequestHandler):
                 with self.server.lock:
                     self.server.active_downloads -= 1
         return self._not_found()
+
+    def _message(self, endpoint: str, to: str, body: str, field_name: str, scope: str) -> None:
+        """A team message or an inbox message, with lila's token, scope and rate-limit answers."""
+        server = self.server
+        auth = self.headers.get("Authorization", "")
+        if not auth.startswith("Bearer "):
+            return self._send_json(HTTPStatus.UNAUTHORIZED, {"error": "Missing authorization header"})
+        token = auth.removeprefix("Bearer ").strip()
+        known = server.options.token_scopes
+        if known is not None and token not in known:
+            return self._send_json(HTTPStatus.UNAUTHORIZED, {"error": "No such token"})
+        scopes = known[token] if known is not None else frozenset({"team:lead", "msg:write"})
+        if scope not in scopes:
+            return self._send_json(
+                HTTPStatus.FORBIDDEN,
+                {"error": f"Missing scope: {scope}"},
+                {"X-OAuth-Scopes": ",".join(sorted(scopes)), "X-Accepted-OAuth-Scopes": scope},
+            )
+        text = (parse_qs(body, keep_blank_values=True).get(field_name) or [""])[-1]
+        if not text.strip():
+            return self._send_json(HTTPStatus.BAD_REQUEST, {"error": {field_name: ["This field is required."]}})
+        if endpoint == "inbox":
+            user = server.user(to)
+            if user is None or user.get("disabled"):
+                return self._not_found()
+            to = user.get("username", user["id"])
+            limit_key, limit, span_s = f"inbox:{token}", server.options.inbox_per_minute, 60.0
+        else:
+            limit_key, limit, span_s = f"pm-all:{to.lower()}", server.options.pm_all_per_week, 7 * 86400.0
+        with server.lock:
+            clock = time.monotonic()
+            if endpoint == "pm-all" and any(
+                m["endpoint"] == "pm-all"
+                and m["to"].lower() == to.lower()
+                and m["text"] == text
+                and clock - m["_t"] < 600
+                for m in server.messages
+            ):
+                limited = "dedup"
+            else:
+                times = [t for t in server._sent_at.get(limit_key, []) if clock - t < span_s]
+                limited = "rate" if len(times) >= limit else ""
+                if not limited:
+                    server._sent_at[limit_key] = [*times, clock]
+                    at = dt.datetime.now(dt.UTC) if server.now_ms is None else _from_ms(server.now_ms)
+                    server.messages.append(
+                        {"endpoint": endpoint, "to": to, "text": text, "at": at.isoformat(), "_t": clock}
+                    )
+        if limited == "dedup":
+            return self._send_json(HTTPStatus.BAD_REQUEST, {"error": "You already sent this message recently"})
+        if limited:
+            server.injected(f"429_{endpoint}")
+            return self._send_json(
+                HTTPStatus.TOO_MANY_REQUESTS,
+                {"error": "Too many requests. Try again later."},
+                {"Retry-After": str(server.options.limit_retry_after_s)},
+            )
+        return self._send_json(HTTPStatus.OK, {"ok": True})
 
     def _export_by_ids(self, body: str, q: dict[str, str]) -> None:
         """The games of the body's ids (the first GAMES_BY_ID_LIMIT), newest first, unknown ids left out."""

@@ -64,6 +64,7 @@ WRITABLE = frozenset(
         "audit_stages",
         "audit_captains",
         "schema_migrations",
+        "sent_messages",
     }
 )
 _FLAT = frozenset({str, int, float, bool, type(None), dt.datetime, dt.date})  # values asdict would only copy

@@ -432,7 +432,7 @@ def test_error_unknown_top_level_table(tmp_path: Path) -> None:
     msg = load_error(tmp_path, TEAM_HEADER + "\n[eligibilty]\nmin_rated_games = 500\n")
     assert msg == (
         "tournament.toml key 'eligibilty': unknown key: expected one of attention, composition, conduct, eligibility, "
-        "lichess, paths, rating_cap, schedule, seeding, site, stages, tournament"
+        "lichess, notify, paths, rating_cap, schedule, seeding, site, stages, tournament"
     )
 
 

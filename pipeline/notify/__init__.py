@@ -1,0 +1,1 @@
+"""Senders of the notifications that are not Lichess's: the webhook adapter (``webhook``)."""
