@@ -53,7 +53,7 @@ class Lichess:
     @contextlib.contextmanager
     def at(self, now: str) -> Iterator[replay.ReplayServer]:
         at = dt.datetime.fromisoformat(now.replace("Z", "+00:00"))
-        options = replay.ReplayOptions(history_needs_token=False)
+        options = replay.ReplayOptions(games_per_s=0, history_needs_token=False)  # as the skeleton has it
         with replay.running(self.dataset, port=self.port, now=at, options=options) as server:
             yield server
 
