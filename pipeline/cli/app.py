@@ -677,9 +677,9 @@ def pair(
 @app.command()
 def serve(config: ConfigOpt) -> None:
     """Serve the nightly flow as a Prefect deployment on the cron line of the config's schedule
-    table (by default every day at 03:00 UTC), and refresh runs on its closing_day_cron. Needs a running `prefect server start`;
-    PREFECT_API_URL names it (default http://127.0.0.1:4200/api). Runs until stopped (Ctrl-C
-    pauses the schedule)."""
+    table (by default every day at 03:00 UTC), and refresh runs on its closing_day_cron. Needs a
+    running `prefect server start`; PREFECT_API_URL names it (default http://127.0.0.1:4200/api).
+    Runs until stopped (Ctrl-C pauses the schedule)."""
     from pipeline.cli import prefect_env
     from pipeline.stages import context
 
