@@ -57,6 +57,7 @@ from pipeline.lichess import ingest
 from pipeline.model import Config
 from pipeline.stages import attention, audit, context, export, notify, record, score, site
 from pipeline.stages import ingest as ingest_stage
+from pipeline.stages import refresh as refreshing
 from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches
 
 INGEST_RETRIES = 2
@@ -204,14 +205,16 @@ def run_nightly(
     flow_run_id: str | None,
     without_prefect: str | None = None,
     dry_run: bool = False,
+    refresh: bool = False,
 ) -> dict[str, Any]:
     """The nightly run, whoever calls its tasks (see the module docstring); ``without_prefect``:
     why Prefect is not used (recorded as the ``start`` stage's counts and a warning); ``dry_run``:
-    the notifications are shown, not sent."""
+    the notifications are shown, not sent; ``refresh``: a refresh run (pipeline/stages/refresh.py:
+    only on a closing day, histories once a day, and nothing published when nothing is new)."""
     BODY_STARTED.set()
     config = load_config(Path(config_path))
     at = dt.datetime.fromisoformat(now.replace("Z", "+00:00")) if now else dt.datetime.now(dt.UTC)
-    with record.recorded(config, "nightly", at, flow_run_id=flow_run_id) as run:
+    with record.recorded(config, "refresh" if refresh else "nightly", at, flow_run_id=flow_run_id) as run:
         at = run.as_of  # the CLI's run, when this body runs inside it: its time, its head start's
         if without_prefect is not None:
             warning = without_prefect_warning(without_prefect)
@@ -219,7 +222,13 @@ def run_nightly(
             run.done("start", {"prefect": "unavailable", "reason": without_prefect}, warnings=[warning])
         run.stage("validate")
         inputs = context.read_inputs(config)
+        digest = refreshing.record_inputs(run)
         work = run.work
+        if refresh:
+            if not refreshing.closing_rounds(inputs, at):
+                BODY_RESULTS.append(refreshing.idle_result(run))
+                return BODY_RESULTS[-1]
+            work = refreshing.refresh_config(work, at)
         run.stage("ingest")
         delay_s = retry_delay_s(config)
         with ingest_stage.session(
@@ -236,14 +245,26 @@ def run_nightly(
             watched = call(watch_task, delay_s, work, inputs, base_url, at, batches)
         ingested = ingest.merge_reports([*batches, watched]).summary()
         run.done("ingest", record.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"])
+        since = refreshing.unchanged_since(run, digest, ingested) if refresh else None
 
         run.stage("score")
-        with audit.beside_score(work, inputs, at) as early:  # the audits that read no scores run meanwhile
-            scored = call(score_task, None, work, inputs, at, early)
+        if since is not None:  # a refresh that stored nothing new: the audits wait for what the score says
+            scored = call(score_task, None, work, inputs, at, None)
             run.done("score", scored, warnings=scored["notes"])
-
+            if not scored["rescored_rounds"]:
+                result = {"run_id": run.run_id, "ingest": ingested, "score": scored}
+                result["refresh"] = refreshing.close_unchanged(run, since)
+                BODY_RESULTS.append(result)
+                return result
             run.stage("audit")
-            report = call(audit_task, None, work, inputs, at, early)
+            report = call(audit_task, None, work, inputs, at, None)
+        else:
+            with audit.beside_score(work, inputs, at) as early:  # the audits that read no scores run meanwhile
+                scored = call(score_task, None, work, inputs, at, early)
+                run.done("score", scored, warnings=scored["notes"])
+
+                run.stage("audit")
+                report = call(audit_task, None, work, inputs, at, early)
         audited = report.summary()
         run.done("audit", audited, warnings=audited["notes"])
 
@@ -279,27 +300,38 @@ def run_nightly(
 
 
 @flow(name="antichess-nightly")
-def nightly(config_path: str, now: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+def nightly(config_path: str, now: str | None = None, dry_run: bool = False, refresh: bool = False) -> dict[str, Any]:
     """Everything, in order. ``now`` (UTC ISO-8601) replays the season as it stood then;
-    ``dry_run`` shows the notifications instead of sending them."""
-    return run_nightly(config_path, now, through_prefect, _flow_run_id(), dry_run=dry_run)
+    ``dry_run`` shows the notifications instead of sending them; ``refresh``: a refresh run (the
+    closing-day schedule: pipeline/stages/refresh.py)."""
+    return run_nightly(config_path, now, through_prefect, _flow_run_id(), dry_run=dry_run, refresh=refresh)
 
 
-def nightly_without_prefect(config_path: str, now: str | None, reason: str, dry_run: bool = False) -> dict[str, Any]:
+def nightly_without_prefect(
+    config_path: str, now: str | None, reason: str, dry_run: bool = False, refresh: bool = False
+) -> dict[str, Any]:
     """The same run as the ``nightly`` flow, without Prefect: no flow run (``flow_run_id`` None),
     the tasks' functions called in order with the same retries; ``reason`` (why Prefect's server
     is unavailable) goes to the run's warnings and to ``runs.counts.start``."""
-    return run_nightly(config_path, now, as_functions, None, without_prefect=reason, dry_run=dry_run)
+    return run_nightly(config_path, now, as_functions, None, without_prefect=reason, dry_run=dry_run, refresh=refresh)
 
 
 def deployment_options(config: Config, config_path: Path) -> dict[str, Any]:
     """What ``antichess-td serve`` gives ``nightly.serve``: one deployment per tournament, named by
-    its id, on the config's cron schedule and time zone (``[schedule]``, default 03:00 UTC)."""
+    its id, on the config's cron schedule and time zone (``[schedule]``, default 03:00 UTC), and
+    with ``[schedule] closing_day_cron`` a second schedule, in the same time zone, whose runs are
+    refresh runs (parameter ``refresh`` true)."""
     from prefect.schedules import Cron
 
+    tz = config.schedule.timezone
+    schedules = [Cron(config.schedule.cron, timezone=tz, slug="nightly")]
+    if config.schedule.closing_day_cron is not None:
+        schedules.append(
+            Cron(config.schedule.closing_day_cron, timezone=tz, parameters={"refresh": True}, slug="closing-day")
+        )
     return {
         "name": config.tournament_id,
-        "schedule": Cron(config.schedule.cron, timezone=config.schedule.timezone),
+        "schedules": schedules,
         "parameters": {"config_path": str(Path(config_path).resolve())},
         "tags": ["antichess-td", config.tournament_id],
         "description": f"Nightly run of {config.name}: ingest, score, audit, export, publish {config.paths.database}",

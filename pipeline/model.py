@@ -165,6 +165,9 @@ class LichessSource:
     rate_limit_wait_s: float  # after HTTP 429 (Lichess: wait a minute)
     backoff_s: float  # first retry delay after a 5xx or a connection error, doubling
     max_retries: int
+    # not a tournament.toml key: a refresh run (``nightly --refresh``) sets it to the start of its UTC
+    # day, and a rating history stored since then is not fetched again that day
+    histories_fresh_since: dt.datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -235,6 +238,7 @@ class Schedule:
 
     cron: str = "0 3 * * *"
     timezone: str = "UTC"
+    closing_day_cron: str | None = None  # a second schedule: refresh runs (``nightly --refresh``) on closing days
 
 
 @dataclass(frozen=True)

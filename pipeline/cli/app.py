@@ -259,25 +259,42 @@ DryRunOpt = Annotated[
 ]
 
 
+RefreshOpt = Annotated[
+    bool,
+    typer.Option(
+        "--refresh",
+        help="A refresh run, as [schedule] closing_day_cron starts them: only when a round window closes "
+        "within 24 hours; histories fetched once a day; nothing published when nothing is new.",
+    ),
+]
+
+
 @app.command()
-def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False) -> None:
+def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False, refresh: RefreshOpt = False) -> None:
     """Everything, in order, as a Prefect flow: ingest, link and score, rank, audit, export, publish.
 
     Writes the working database only; replaces the published database (paths.database) at the
     end, when every stage succeeded. When Prefect's server is unavailable (PREFECT_API_URL names
     one that does not answer, or Prefect's temporary server cannot start), the same run goes on
-    without Prefect, with one warning (recorded in runs)."""
+    without Prefect, with one warning (recorded in runs). With --refresh, a run on a day no round
+    window closes ends at once, and one that finds nothing new publishes nothing (docs/td-guide.md,
+    "The closing day")."""
     from pipeline.cli import console, prefect_env
 
     cfg = load_config(config)
     at = _now(now)
+    if refresh and _refresh_idle(cfg, at):
+        return
     assert cfg.paths.prefect_home is not None
     home: Path = cfg.paths.prefect_home
     early: list[Any] = []  # Prefect's temporary server, started as soon as the lock is held
     # the lock, the run record and bad TD input come first: before Prefect starts, nothing slow runs
     with (
-        _writing(cfg, "nightly", at, locked=lambda: early.append(_spawn_early(home))) as (run, inputs),
-        _head_start(run, inputs, now),
+        _writing(cfg, "refresh" if refresh else "nightly", at, locked=lambda: early.append(_spawn_early(home))) as (
+            run,
+            inputs,
+        ),
+        _head_start(run, inputs, now, refresh),
     ):
         run.stage("start")
         unavailable = _prefect_unavailable(home, early[0] if early else None)
@@ -289,7 +306,7 @@ def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False) -
             flows_nightly.BODY_RESULTS.clear()
             try:
                 with prefect_env.flow_run_settings():
-                    result = flows_nightly.nightly(config_path=str(config), now=now, dry_run=dry_run)
+                    result = flows_nightly.nightly(config_path=str(config), now=now, dry_run=dry_run, refresh=refresh)
             except Exception as e:
                 server = _prefect_server_of(e)
                 if flows_nightly.BODY_RESULTS and server is not None:
@@ -307,9 +324,18 @@ def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False) -
                     log.info("Prefect failed before the flow started", exc_info=e, extra={"file_only": True})
                     unavailable = f"Prefect could not start the flow ({_first_line(e)})"
         if unavailable is not None:
-            result = flows_nightly.nightly_without_prefect(str(config), now, unavailable, dry_run=dry_run)
+            result = flows_nightly.nightly_without_prefect(
+                str(config), now, unavailable, dry_run=dry_run, refresh=refresh
+            )
     from pipeline.stages import record
 
+    if "refresh" in result:  # a refresh that found nothing new: nothing audited, exported or published
+        from pipeline.cli.console import ingest_summary
+
+        for line in ingest_summary(result["ingest"], per_player=False):
+            _say(line)
+        _say(result["refresh"])
+        return
     _summary(result)
     _print_standings(cfg)
     _say(record.summary_line(result["run_id"], cfg.paths.database))
@@ -317,7 +343,28 @@ def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False) -
         _say(result["attention"])  # needs you: N (M new)
 
 
-def _head_start(run: Any, inputs: Any, now: str | None) -> contextlib.AbstractContextManager[Any]:
+def _refresh_idle(cfg: Config, at: dt.datetime) -> bool:
+    """A refresh with no round window closing within 24 hours of `at`: recorded and said here,
+    before Prefect or any download starts (True); False: the run goes on (TD files that do not
+    read go on too, to be refused and recorded as a nightly's are)."""
+    from pipeline.stages import context
+    from pipeline.stages import refresh as refreshing
+
+    try:
+        if refreshing.closing_rounds(context.read_inputs(cfg), at):
+            return False
+    except InputError:
+        return False
+    with _writing(cfg, "refresh", at) as (run, _):
+        refreshing.record_inputs(run)
+        line = refreshing.close_idle(run)
+    _say(line)
+    return True
+
+
+def _head_start(
+    run: Any, inputs: Any, now: str | None, refresh: bool = False
+) -> contextlib.AbstractContextManager[Any]:
     """The ingest's head start for this run (``pipeline.stages.ingest.HeadStart``): its batches
     download while Prefect starts, and the flow's tasks take them. With the in-process replay
     server too (``lichess.replay_data``, the demo): its downloads are this process's own CPU, but
@@ -328,7 +375,12 @@ def _head_start(run: Any, inputs: Any, now: str | None) -> contextlib.AbstractCo
     from pipeline.stages import ingest
 
     progress = console.ingest_progress(len(inputs.player_ids()), console.replay_throttle(run.config))
-    return ingest.head_start(run.work, inputs, run.as_of, run.as_of if now else None, progress)
+    work = run.work
+    if refresh:
+        from pipeline.stages.refresh import refresh_config
+
+        work = refresh_config(work, run.as_of)  # the flow's batches would be the same
+    return ingest.head_start(work, inputs, run.as_of, run.as_of if now else None, progress)
 
 
 def _spawn_early(home: Path) -> Any:
@@ -686,9 +738,9 @@ def pair(
 @app.command()
 def serve(config: ConfigOpt) -> None:
     """Serve the nightly flow as a Prefect deployment on the cron line of the config's schedule
-    table (by default every day at 03:00 UTC). Needs a running `prefect server start`;
-    PREFECT_API_URL names it (default http://127.0.0.1:4200/api). Runs until stopped (Ctrl-C
-    pauses the schedule)."""
+    table (by default every day at 03:00 UTC), and refresh runs on its closing_day_cron. Needs a
+    running `prefect server start`; PREFECT_API_URL names it (default http://127.0.0.1:4200/api).
+    Runs until stopped (Ctrl-C pauses the schedule)."""
     from pipeline.cli import prefect_env
     from pipeline.stages import context
 
@@ -708,9 +760,11 @@ def serve(config: ConfigOpt) -> None:
     console.quiet_prefect()
 
     options = deployment_options(cfg, config)
+    closing = cfg.schedule.closing_day_cron
     _say(
-        f"serving deployment antichess-nightly/{options['name']} ({cfg.schedule.cron}, {cfg.schedule.timezone}) "
-        f"on {api}; run one now with: prefect deployment run 'antichess-nightly/{options['name']}'"
+        f"serving deployment antichess-nightly/{options['name']} ({cfg.schedule.cron}, {cfg.schedule.timezone}"
+        + (f"; refresh runs {closing}" if closing else "")
+        + f") on {api}; run one now with: prefect deployment run 'antichess-nightly/{options['name']}'"
     )
     nightly_flow.serve(**options, limit=1, print_starting_message=False)
 

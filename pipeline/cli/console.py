@@ -404,7 +404,9 @@ def ingest_summary(report: dict[str, Any], per_player: bool) -> list[str]:
         f"ingest: {report['users_loaded']} players; {report['requests']} requests ({report['retries']} retries, "
         f"{report['rate_limited']} rate-limited, {report['waited_429_s']:.0f} s waited on 429s, "
         f"{report['streams_resumed']} streams resumed); histories {report['histories_loaded']} fetched / "
-        f"{report['histories_unchanged']} unchanged; game streams {report['streams_unchanged']} unchanged"
+        f"{report['histories_unchanged']} unchanged"
+        + (f" / {report['histories_kept']} kept from earlier today" if report.get("histories_kept") else "")
+        + f"; game streams {report['streams_unchanged']} unchanged"
     )
     earlier = report["games_distinct"] - report["games_new"]  # distinct games that were stored before this run
     lines.append(

@@ -187,6 +187,10 @@ def _cron(v: str) -> str:
     return v
 
 
+def _maybe_cron(v: str | None) -> str | None:
+    return None if v is None else _cron(v)
+
+
 def _timezone(v: str) -> str:
     try:
         zoneinfo.ZoneInfo(v)
@@ -496,6 +500,14 @@ class _Schedule(_Table):
     )
     timezone: Annotated[Text, AfterValidator(_timezone), _Shape("string", "a non-empty string")] = _doc(
         Schedule.timezone, "The cron line's IANA time zone, e.g. Europe/Berlin."
+    )
+    closing_day_cron: Annotated[Text | None, AfterValidator(_maybe_cron), _Shape("cron line", "a non-empty string")] = (
+        _doc(
+            Schedule.closing_day_cron,
+            "A second cron line (same time zone) for refresh runs on the days windows close, e.g. "
+            "`0 12-23 * * 1`: hourly from 12:00 on Mondays. A refresh fetches only what is new, works only "
+            "when a round window closes within 24 hours, and publishes only when something changed.",
+        )
     )
 
 

@@ -220,6 +220,7 @@ class IngestReport:
     users_missing: list[str] = field(default_factory=list)
     histories_loaded: int = 0
     histories_unchanged: int = 0
+    histories_kept: int = 0  # a refresh run's: moved, but stored earlier the same UTC day (not fetched)
     rating_points_loaded: int = 0
     streams_unchanged: int = 0
     rejected: int = 0
@@ -691,13 +692,16 @@ def ingest(
     registered: Iterable[str] | None = None,
     windows: MatchWindows | None = None,
     ahead: Ahead | None = None,
+    histories_fresh_since: dt.datetime | None = None,
 ) -> IngestReport:
     """Profiles, antichess rating histories and games of the registered players.
 
     ``registered`` is everyone registered when ``player_ids`` is one batch of them (games of other
     variants are kept only between two registered players); by default the players themselves.
     ``windows``: where match games may be (:class:`Scope`); those are verified as they arrive.
-    ``ahead``: work to do beside the download once some players' games are stored (:class:`Ahead`)."""
+    ``ahead``: work to do beside the download once some players' games are stored (:class:`Ahead`).
+    ``histories_fresh_since`` (a refresh run: the start of its UTC day): a history stored since
+    then is not fetched again, though the profile moved (kept for the next night's run)."""
     stats = stats_of(client)
     start_stats = dict(stats.__dict__)
     report = IngestReport()
@@ -720,7 +724,9 @@ def ingest(
     early: _AheadRun | None = None
     try:
         with Verifier() as verifier, BackgroundWriter(con) as writer:
-            streams = _sync_histories(con, client, ids, known, cursors, since, now, report, writer)
+            streams = _sync_histories(
+                con, client, ids, known, cursors, since, now, report, writer, histories_fresh_since
+            )
             if ahead is not None:
                 streams = sorted(streams, key=lambda s: s[0].user_id not in ahead.players)  # theirs first
                 early = _AheadRun(ahead, con, (s[0].user_id for s in streams))
@@ -844,10 +850,12 @@ def _sync_histories(
     now: dt.datetime,
     report: IngestReport,
     writer: BackgroundWriter | None = None,
+    fresh_since: dt.datetime | None = None,
 ) -> list[Stream]:
     """Each found player's rating history, fetched unless its cursor says the profile's antichess
-    games and rating have not moved, and stored HISTORY_BATCH at a time (:func:`_histories_stored`);
-    returns the game streams to run (those whose game count moved)."""
+    games and rating have not moved, or (`fresh_since`, a refresh run) it was stored since then,
+    and stored HISTORY_BATCH at a time (:func:`_histories_stored`); returns the game streams to run
+    (those whose game count moved)."""
     with _histories_stored(con, writer) as batch:
         stats = stats_of(client)
         streams: list[Stream] = []
@@ -869,6 +877,9 @@ def _sync_histories(
             ):
                 player.history = "unchanged"
                 report.histories_unchanged += 1
+            elif hc is not None and fresh_since is not None and hc["updated_at"] >= fresh_since:
+                player.history = "today's"  # its cursor keeps the old profile: the next night fetches it
+                report.histories_kept += 1
             else:
                 before = stats.requests
                 perfs = fetch_rating_history(client, uid)
@@ -1063,6 +1074,7 @@ _COUNTERS = (
     "users_loaded",
     "histories_loaded",
     "histories_unchanged",
+    "histories_kept",
     "rating_points_loaded",
     "streams_unchanged",
     "rejected",

@@ -150,6 +150,7 @@ def _ingest_players(
             registered=registered,
             windows=windows,
             ahead=ahead,
+            histories_fresh_since=li.histories_fresh_since,
         )
     finally:
         con.close()

@@ -179,6 +179,15 @@ def publish(run: Run) -> dict[str, Any]:
     return {"path": str(paths.database), "views": counts}
 
 
+def finish_unpublished(run: Run, stage: str, counts: dict[str, Any]) -> None:
+    """Mark the run 'ok' in ``stage`` with these counts, without publishing: a refresh run that
+    found nothing to change (pipeline/stages/refresh.py). The published snapshot stays as it was
+    (it shows this run after the next publish); :func:`recorded` does not publish it either."""
+    run.counts[stage] = counts
+    run.stage_now = stage
+    _write(run, "ok", stage=stage, finished_at=_now())
+
+
 def _error_text(e: BaseException) -> str:
     if type(e).__name__ == "TerminationSignal":  # Prefect's SIGTERM
         text = "stopped by SIGTERM"

@@ -727,7 +727,17 @@ def test_error_working_database_on_the_published_path(tmp_path: Path) -> None:
             'timezone = "Mars/Olympus"',
             "key 'schedule.timezone': expected an IANA time zone such as UTC or Europe/Berlin, got 'Mars/Olympus'",
         ),
-        ('when = "3am"', "key 'schedule.when': unknown key: expected one of cron, timezone"),
+        ('when = "3am"', "key 'schedule.when': unknown key: expected one of closing_day_cron, cron, timezone"),
+        (
+            'closing_day_cron = "0 12-23 * *"',
+            "key 'schedule.closing_day_cron': expected a cron line of 5 fields (minute hour day month weekday) "
+            "such as '0 3 * * *', got '0 12-23 * *'",
+        ),
+        (
+            'closing_day_cron = "0 12-24 * * 1"',
+            "key 'schedule.closing_day_cron': hour '12-24' is not valid: expected a cron line such as '0 3 * * *' "
+            "(minute 0-59, hour 0-23, day 1-31, month 1-12, weekday 0-6), got '0 12-24 * * 1'",
+        ),
     ],
 )
 def test_error_schedule(tmp_path: Path, line: str, expected: str) -> None:
@@ -755,6 +765,12 @@ def test_error_cron_field_out_of_range(tmp_path: Path, cron: str, wrong: str) ->
 def test_cron_lines_prefect_reads_are_accepted(tmp_path: Path, cron: str) -> None:
     cfg = load(tmp_path, f'[schedule]\ncron = "{cron}"\ntimezone = "Europe/Berlin"\n')
     assert (cfg.schedule.cron, cfg.schedule.timezone) == (cron, "Europe/Berlin")
+
+
+def test_closing_day_cron_is_unset_by_default_and_read_as_written(tmp_path: Path) -> None:
+    assert load(tmp_path, "").schedule.closing_day_cron is None
+    cfg = load(tmp_path, '[schedule]\nclosing_day_cron = "0 12-23 * * 1"\n')
+    assert (cfg.schedule.cron, cfg.schedule.closing_day_cron) == ("0 3 * * *", "0 12-23 * * 1")
 
 
 def test_audit_defaults_from_rules_md(tmp_path: Path) -> None:

@@ -272,3 +272,23 @@ def test_serve_deploys_the_config_schedule(skeleton: Path, prefect_api_url: str)
     )
     [schedule] = nightly.to_deployment(**deployment_options(load_config(skeleton), skeleton)).schedules
     assert (schedule.schedule.cron, schedule.schedule.timezone) == ("30 2 * * 2", "Europe/Berlin")
+    assert schedule.parameters == {}
+
+
+@pytest.mark.prefect
+def test_serve_adds_the_closing_day_schedule_of_refresh_runs(skeleton: Path, prefect_api_url: str) -> None:
+    """`[schedule] closing_day_cron` adds a second schedule to the deployment, in
+    the same time zone, whose runs are refresh runs (the flow's `refresh` parameter)."""
+    from flows.nightly import deployment_options, nightly
+
+    skeleton.write_text(
+        skeleton.read_text(encoding="utf-8")
+        + '\n[schedule]\ntimezone = "Europe/Berlin"\nclosing_day_cron = "0 12-23 * * 1"\n',
+        encoding="utf-8",
+    )
+    deployment = nightly.to_deployment(**deployment_options(load_config(skeleton), skeleton))
+    assert [(s.schedule.cron, s.schedule.timezone, s.parameters, s.slug) for s in deployment.schedules] == [
+        ("0 3 * * *", "Europe/Berlin", {}, "nightly"),
+        ("0 12-23 * * 1", "Europe/Berlin", {"refresh": True}, "closing-day"),
+    ]
+    assert deployment.parameters == {"config_path": str(skeleton.resolve())}
