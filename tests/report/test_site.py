@@ -713,7 +713,9 @@ def test_in_chromium_the_bracket_draws_rounds_as_columns_with_each_match_between
         shown = browser.execute_script(BRACKET_SHOWN)
         wide = screenshot(browser, tmp_path / "shots" / "bracket-1280.png", 1280)
         at_1280 = browser.execute_script(BOXES)
-        overflow = browser.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        overflow = browser.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
         narrow = screenshot(browser, tmp_path / "shots" / "bracket-390.png", 390)
         at_390 = browser.execute_script(BOXES)
         narrow_overflow = browser.execute_script(
@@ -748,33 +750,45 @@ def test_in_chromium_the_bracket_draws_rounds_as_columns_with_each_match_between
     assert places == [(1, "Gammas"), (2, "Deltas"), (3, "Alphas"), (4, "Betas")]
 
 
+OVERFLOWS = """return [document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    ...Array.from(document.querySelectorAll('.table-wrap, .bracket-wrap'), e => e.scrollWidth - e.clientWidth)]"""
+
+
 @pytest.mark.browser
 @pytest.mark.slow
-def test_screenshots_of_the_standings_and_a_round_at_desktop_and_phone_widths_are_not_blank(
-    demo_sites: dict[str, Config], browser: Any, tmp_path_factory: pytest.TempPathFactory
+@pytest.mark.parametrize("event", ["team", "acwc"])
+def test_screenshots_at_desktop_and_phone_widths_and_no_sideways_scrolling_at_1280(
+    demo_sites: dict[str, Config], browser: Any, tmp_path: Path, event: str
 ) -> None:
-    """The TEAM demo's standings after its last Swiss round and its round 1 page, at 1280 and 390 px
-    wide, as PNGs in the folder this test names (site-screenshots under pytest's temporary folder):
-    each shows content (browserkit.blank_reason: enough bytes, not one colour), is as wide as its
-    window, and the phone's page is laid out for the phone (not a desktop page scaled down)."""
+    """The demo's front page, its standings after the last round of each stage with a table, the
+    bracket and placings page and a round page, at 1280 and 390 px wide, as PNGs under this test's
+    temporary folder: each shows content (browserkit.blank_reason), is as wide as its window, and
+    the phone's page is laid out for the phone (not a desktop page scaled down). At 1280 px
+    nothing scrolls sideways, neither the page nor any table or the bracket in its own box; at 390 px
+    the page does not, and a wide table scrolls inside its box."""
     from browserkit import WIDTHS, blank_reason, screenshot, serve_folder
+    from PIL import Image
 
-    cfg = demo_sites["team"]
-    last = view(cfg.paths.database, "SELECT max(after_round) FROM standings WHERE stage = 'swiss'")[0][0]
-    folder = tmp_path_factory.mktemp("site-screenshots")
-    shots = []
+    cfg = demo_sites[event]
+    pages = ["index.html", "bracket.html", "rounds/" + sorted(p.name for p in (cfg.paths.site / "rounds").iterdir())[0]]
+    for stage in (s for s in cfg.stages if s.kind != "knockout"):
+        last = view(cfg.paths.database, "SELECT max(after_round) FROM standings WHERE stage = ?", [stage.name])[0][0]
+        if last is not None:
+            pages.append(f"standings/{stage.name}-{last}.html")
+    assert all((cfg.paths.site / page).is_file() for page in pages) and len(pages) >= 4
+    ratio = None
     with serve_folder(cfg.paths.site) as base:
-        for page in (f"standings/swiss-{last}.html", "rounds/swiss-1.html"):
+        for page in pages:
             browser.get(base + page)
             for width in WIDTHS:
-                path = screenshot(browser, folder / f"{page.replace('/', '-')}-{width}.png", width)
+                path = screenshot(browser, tmp_path / f"{page.replace('/', '-')}-{width}.png", width)
                 assert blank_reason(path) is None
-                assert browser.execute_script("return document.documentElement.scrollWidth") <= width, (page, width)
-                shots.append(path)
-    ratio = browser.execute_script("return window.devicePixelRatio")
-    for path, width in zip(shots, WIDTHS * 2, strict=True):
-        from PIL import Image
-
-        with Image.open(path) as image:
-            assert image.width == round(width * ratio), path
-    print(f"screenshots: {folder}")
+                overflows = browser.execute_script(OVERFLOWS)
+                if width == 1280:
+                    assert max(overflows) <= 0, (page, overflows)
+                else:
+                    assert overflows[0] <= 0, (page, overflows)
+                ratio = ratio or browser.execute_script("return window.devicePixelRatio")
+                with Image.open(path) as image:
+                    assert image.width == round(width * ratio), path
+    print(f"screenshots: {tmp_path}")

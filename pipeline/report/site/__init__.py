@@ -208,9 +208,7 @@ def bracket_columns(columns: list[dict[str, Any]]) -> None:
         ordered: list[dict[str, Any]] = []
         for nxt in after:
             for team in (nxt["team_a_id"], nxt["team_b_id"]):
-                feeder = next(
-                    (m for m in here if m not in ordered and team in (m["team_a_id"], m["team_b_id"])), None
-                )
+                feeder = next((m for m in here if m not in ordered and team in (m["team_a_id"], m["team_b_id"])), None)
                 if feeder is not None:
                     ordered.append(feeder)
         columns[c]["tree"] = ordered + [m for m in here if m not in ordered]
@@ -220,7 +218,12 @@ def bracket_columns(columns: list[dict[str, Any]]) -> None:
         joined = bool(after) and len(tree) == 2 * len(after)
         joined = joined and all(
             {nxt["team_a_id"], nxt["team_b_id"]}
-            <= {tree[2 * j]["team_a_id"], tree[2 * j]["team_b_id"], tree[2 * j + 1]["team_a_id"], tree[2 * j + 1]["team_b_id"]}
+            <= {
+                tree[2 * j]["team_a_id"],
+                tree[2 * j]["team_b_id"],
+                tree[2 * j + 1]["team_a_id"],
+                tree[2 * j + 1]["team_b_id"],
+            }
             for j, nxt in enumerate(after)
         )
         column["pairs"] = [tree[i : i + 2] for i in range(0, len(tree), 2)] if joined else None
@@ -476,7 +479,8 @@ class Site:
         open_now = [k for k in paired if as_of is not None and k in windows and windows[k][0] <= as_of < windows[k][1]]
         stage_name, rnd = (open_now or paired)[-1]
         stage = self.config.stage(stage_name)
-        labels = self.knockout_labels([stage]) if stage.kind == "knockout" else {}
+        knockouts = [s for s in self.config.stages if s.kind == "knockout"]  # the roles read every knockout stage
+        labels = self.knockout_labels(knockouts) if stage.kind == "knockout" else {}
         matches = []
         for m in (m for m in self.snap.matches if m["stage"] == stage_name and m["round"] == rnd):
             state = match_state(m)
@@ -586,7 +590,10 @@ class Site:
                             m["window_end"] or end,
                             f"{self.config.name}, {stage} round {rnd}: {self.entrant_names.get(me, me)} v {opp}",
                             "\n".join(
-                                [f"{label + ': ' if label else ''}{m['team_a']} v {m['team_b']}{match_note(m)}", *detail]
+                                [
+                                    f"{label + ': ' if label else ''}{m['team_a']} v {m['team_b']}{match_note(m)}",
+                                    *detail,
+                                ]
                             ),
                         )
                     )
