@@ -685,69 +685,110 @@ def site_with_a_bracket(tmp_path: Path) -> Config:
     return cfg
 
 
-BRACKET_SHOWN = """return Array.from(document.querySelectorAll('main > h2, main > .bracket'),
+BRACKET_SHOWN = """return Array.from(document.querySelectorAll('main .bracket-round'),
     e => e.innerText.split('\\n').map(line => line.trim()).filter(line => line))"""
+# each match box's middle (px from the page's top) and left edge, by label
+BOXES = """return Object.fromEntries(Array.from(document.querySelectorAll('.bracket-match'), e => {
+    const r = e.getBoundingClientRect();
+    return [e.querySelector('.bracket-label').innerText.trim(), [r.top + r.height / 2, r.left, r.bottom]];
+}))"""
 
 
 @pytest.mark.browser
-def test_in_chromium_the_bracket_labels_each_match_and_keeps_names_and_scores_apart(
+def test_in_chromium_the_bracket_draws_rounds_as_columns_with_each_match_between_its_feeders(
     tmp_path: Path, browser: Any
 ) -> None:
-    """The bracket page as Chromium shows it: each knockout match a block with its label (the
-    semifinals numbered; the final and the third-place match told apart by the semifinals, as the
-    placings read them: TEAM-FMT-1), then the two teams with the score between them, spaced, then
-    how a level match was decided (TEAM-KO-1). The final comes before the third-place match."""
-    from browserkit import console_errors, load, serve_folder
+    """The bracket page as Chromium shows it: the knockout rounds as columns (the knockout stage's
+    round, then the final stage's), each match a box with its label (the semifinals numbered; the
+    final and the third-place match told apart by the semifinals, as the placings read them:
+    TEAM-FMT-1), then the two teams, each with its score, then how a level match was decided
+    (TEAM-KO-1). At 1280 px the final is drawn to the right of the semifinals, halfway between
+    the two that fed it, and the third-place match below it; at 390 px the rounds stack."""
+    from browserkit import blank_reason, console_errors, load, screenshot, serve_folder
 
     cfg = site_with_a_bracket(tmp_path)
     with serve_folder(cfg.paths.site) as base:
         load(browser, base + "bracket.html")
         assert console_errors(browser) == []
         shown = browser.execute_script(BRACKET_SHOWN)
+        wide = screenshot(browser, tmp_path / "shots" / "bracket-1280.png", 1280)
+        at_1280 = browser.execute_script(BOXES)
+        overflow = browser.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        narrow = screenshot(browser, tmp_path / "shots" / "bracket-390.png", 390)
+        at_390 = browser.execute_script(BOXES)
+        narrow_overflow = browser.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
     assert shown == [
-        ["knockout"],
         [
-            "Round 1",
+            "knockout, round 1",
             "Semifinal 1",
-            "Alphas 24 – 40 Deltas",
+            "Alphas",
+            "24",
+            "Deltas",
+            "40",
             "Semifinal 2",
-            "Betas 32 – 32 Gammas",
+            "Betas",
+            "32",
+            "Gammas",
+            "32",
             "TEAM-KO-1: advantage point to Gammas (captains' board 1); captains' 3+0 games 2-2 (4 of 4); 2-3 → Gammas",
         ],
-        ["final"],
-        ["Round 1", "Final", "Deltas 30 – 34 Gammas", "Third place", "Alphas 35 – 29 Betas"],
+        ["final, round 1", "Final", "Deltas", "30", "Gammas", "34", "Third place", "Alphas", "35", "Betas", "29"],
     ]
+    assert blank_reason(wide) is None and blank_reason(narrow) is None
+    assert overflow <= 0 and narrow_overflow <= 0
+    (sf1, sf1_left, _), (sf2, _, _) = at_1280["Semifinal 1"], at_1280["Semifinal 2"]
+    (final, final_left, final_bottom), (bronze, bronze_left, _) = at_1280["Final"], at_1280["Third place"]
+    assert final_left > sf1_left and bronze_left == final_left  # a column to the right
+    assert abs(final - (sf1 + sf2) / 2) <= 2  # halfway between its feeders (px)
+    assert bronze > final_bottom  # the third-place match below the final
+    assert at_390["Final"][1] == at_390["Semifinal 1"][1] and at_390["Final"][0] > at_390["Semifinal 2"][0]  # stacked
     places = view(cfg.paths.database, "SELECT place, entrant FROM placings WHERE place <= 4 ORDER BY place")
     assert places == [(1, "Gammas"), (2, "Deltas"), (3, "Alphas"), (4, "Betas")]
 
 
+OVERFLOWS = """return [document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    ...Array.from(document.querySelectorAll('.table-wrap, .bracket-wrap'), e => e.scrollWidth - e.clientWidth)]"""
+
+
 @pytest.mark.browser
 @pytest.mark.slow
-def test_screenshots_of_the_standings_and_a_round_at_desktop_and_phone_widths_are_not_blank(
-    demo_sites: dict[str, Config], browser: Any, tmp_path_factory: pytest.TempPathFactory
+@pytest.mark.parametrize("event", ["team", "acwc"])
+def test_screenshots_at_desktop_and_phone_widths_and_no_sideways_scrolling_at_1280(
+    demo_sites: dict[str, Config], browser: Any, tmp_path: Path, event: str
 ) -> None:
-    """The TEAM demo's standings after its last Swiss round and its round 1 page, at 1280 and 390 px
-    wide, as PNGs in the folder this test names (site-screenshots under pytest's temporary folder):
-    each shows content (browserkit.blank_reason: enough bytes, not one colour), is as wide as its
-    window, and the phone's page is laid out for the phone (not a desktop page scaled down)."""
+    """The demo's front page, its standings after the last round of each stage with a table, the
+    bracket and placings page and a round page, at 1280 and 390 px wide, as PNGs under this test's
+    temporary folder: each shows content (browserkit.blank_reason), is as wide as its window, and
+    the phone's page is laid out for the phone (not a desktop page scaled down). At 1280 px
+    nothing scrolls sideways, neither the page nor any table or the bracket in its own box; at 390 px
+    the page does not, and a wide table scrolls inside its box."""
     from browserkit import WIDTHS, blank_reason, screenshot, serve_folder
+    from PIL import Image
 
-    cfg = demo_sites["team"]
-    last = view(cfg.paths.database, "SELECT max(after_round) FROM standings WHERE stage = 'swiss'")[0][0]
-    folder = tmp_path_factory.mktemp("site-screenshots")
-    shots = []
+    cfg = demo_sites[event]
+    pages = ["index.html", "bracket.html", "rounds/" + sorted(p.name for p in (cfg.paths.site / "rounds").iterdir())[0]]
+    for stage in (s for s in cfg.stages if s.kind != "knockout"):
+        last = view(cfg.paths.database, "SELECT max(after_round) FROM standings WHERE stage = ?", [stage.name])[0][0]
+        if last is not None:
+            pages.append(f"standings/{stage.name}-{last}.html")
+    assert all((cfg.paths.site / page).is_file() for page in pages) and len(pages) >= 4
+    ratio = None
     with serve_folder(cfg.paths.site) as base:
-        for page in (f"standings/swiss-{last}.html", "rounds/swiss-1.html"):
+        for page in pages:
             browser.get(base + page)
             for width in WIDTHS:
-                path = screenshot(browser, folder / f"{page.replace('/', '-')}-{width}.png", width)
+                path = screenshot(browser, tmp_path / f"{page.replace('/', '-')}-{width}.png", width)
                 assert blank_reason(path) is None
-                assert browser.execute_script("return document.documentElement.scrollWidth") <= width, (page, width)
-                shots.append(path)
-    ratio = browser.execute_script("return window.devicePixelRatio")
-    for path, width in zip(shots, WIDTHS * 2, strict=True):
-        from PIL import Image
-
-        with Image.open(path) as image:
-            assert image.width == round(width * ratio), path
-    print(f"screenshots: {folder}")
+                overflows = browser.execute_script(OVERFLOWS)
+                if width == 1280:
+                    assert max(overflows) <= 0, (page, overflows)
+                else:
+                    assert overflows[0] <= 0, (page, overflows)
+                ratio = ratio or browser.execute_script("return window.devicePixelRatio")
+                with Image.open(path) as image:
+                    assert image.width == round(width * ratio), path
+    print(f"screenshots: {tmp_path}")

@@ -35,9 +35,10 @@ from markupsafe import Markup
 from pipeline.domain import bracket, scoring, standings, tiebreak
 from pipeline.errors import InputError
 from pipeline.model import Bye, Config, Stage
-from pipeline.report.site import svg
+from pipeline.report.site import calendar, svg
 from pipeline.store import gateway
 
+CALENDAR = "calendar.ics"  # the event's calendar; each entrant's is calendars/<entrant>.ics
 MARKER = ".antichess-td-site"  # written into every folder a build owns: only such a folder is replaced
 MARKER_TEXT = "Written by `antichess-td site`: each build replaces this folder whole.\n"
 TIEBREAK_COLUMNS = {  # a stage's tiebreak -> the standings view's column (None: no column of its own)
@@ -88,6 +89,13 @@ KIND_WORDS = {
     "zero_bye": "requested zero-point bye",
     "absent": "not played (absent or unplayed)",
 }
+TOP_ROWS = 5  # the front page's top of the standings (per pool): the full table is one click away
+STATE_WORDS = {  # a match's state on the front page
+    "decided": "decided",
+    "in_progress": "in progress",
+    "not_started": "not started",
+    "ruling": "awaiting a ruling",
+}
 POLICY_WORDS = {
     "plain": "plain (an unplayed round adds nothing)",
     "fide-2024": "fide-2024 (an unplayed round counts as a game against a dummy opponent with the entrant's own score)",
@@ -136,6 +144,90 @@ def match_result(m: dict[str, Any], entrant_id: str) -> str:
     if outcome in (None, "pending", "unplayed", "draw"):
         return outcome or "pending"
     return "won" if outcome == ("a" if m["team_a_id"] == entrant_id else "b") else "lost"
+
+
+def match_state(m: dict[str, Any]) -> str:
+    """A match's state on the front page: decided (a result stands), awaiting a ruling (unplayed
+    after its window, TEAM-SCORE-4), in progress (games played, no result yet) or not started."""
+    outcome = m["outcome"]
+    if outcome in ("a", "b", "draw"):
+        return "decided"
+    if outcome == "unplayed":
+        return "ruling"
+    return "in_progress" if (m["games_played"] or 0) > 0 else "not_started"
+
+
+def match_note(m: dict[str, Any]) -> str:
+    """What a calendar event adds after the pairing: the score once a result stands or games are played."""
+    state = match_state(m)
+    if state == "not_started":
+        return ""
+    score = f"{num(m['a_points'])}-{num(m['b_points'])}"
+    if state == "decided":
+        return f" ({score})"
+    return f" ({score} so far, {m['games_played']} of {m['games_due']} games played)"
+
+
+def duration_words(d: dt.timedelta) -> str:
+    """A duration as the front page says it: days and hours, or hours and minutes under a day."""
+    minutes = int(d.total_seconds() // 60)
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h"
+    return f"{hours} h {mins} min" if hours else f"{mins} min"
+
+
+def window_words(start: dt.datetime | None, end: dt.datetime | None, as_of: dt.datetime | None) -> str:
+    """The time left in a window, counted from the snapshot's time `as_of` (never the clock)."""
+    if start is None or end is None:
+        return ""
+    if as_of is None:
+        return f"{utc(start)} to {utc(end)}"
+    if as_of < start:
+        return f"opens in {duration_words(start - as_of)} ({utc(start)})"
+    if as_of < end:
+        return f"{duration_words(end - as_of)} left (closes {utc(end)})"
+    return f"closed {utc(end)}"
+
+
+def is_extra(box: dict[str, Any]) -> bool:
+    """A knockout match drawn below the tree: the third-place match, a replay of a tie (ACWC-F-1)."""
+    return box["role"] == "bronze match" or box["label"].endswith("(replay)")
+
+
+def bracket_columns(columns: list[dict[str, Any]]) -> None:
+    """Order each column's tree matches by the next column's (from the last column back): the
+    match team a of the next match came from, then team b's, then any other; and mark where the
+    columns join as a tree (``pairs``: this column's matches two by two, the pair ``2j, 2j+1``
+    feeding the next column's match ``j``), where the page draws the connecting lines."""
+    for c in range(len(columns) - 2, -1, -1):
+        here, after = columns[c]["tree"], columns[c + 1]["tree"]
+        if not after:
+            continue
+        ordered: list[dict[str, Any]] = []
+        for nxt in after:
+            for team in (nxt["team_a_id"], nxt["team_b_id"]):
+                feeder = next((m for m in here if m not in ordered and team in (m["team_a_id"], m["team_b_id"])), None)
+                if feeder is not None:
+                    ordered.append(feeder)
+        columns[c]["tree"] = ordered + [m for m in here if m not in ordered]
+    for c, column in enumerate(columns):
+        tree = column["tree"]
+        after = columns[c + 1]["tree"] if c + 1 < len(columns) else []
+        joined = bool(after) and len(tree) == 2 * len(after)
+        joined = joined and all(
+            {nxt["team_a_id"], nxt["team_b_id"]}
+            <= {
+                tree[2 * j]["team_a_id"],
+                tree[2 * j]["team_b_id"],
+                tree[2 * j + 1]["team_a_id"],
+                tree[2 * j + 1]["team_b_id"],
+            }
+            for j, nxt in enumerate(after)
+        )
+        column["pairs"] = [tree[i : i + 2] for i in range(0, len(tree), 2)] if joined else None
+        column["fed"] = c > 0 and columns[c - 1].get("pairs") is not None
 
 
 CROSSTABLE_MARKS = {"pending": "…", "unplayed": "–", "draw": "=", "won": "+", "lost": "−"}
@@ -360,7 +452,181 @@ class Site:
             kind=self.config.kind,
             stages=stages,
             downloads=downloads,
+            current=self.current_round(),
+            top=self.top_standings(),
+            calendar_href=CALENDAR,
         )
+
+    def as_of(self) -> dt.datetime | None:
+        """The snapshot's time (its last successful run's `as of`): what "time left" counts from,
+        so that the same snapshot gives the same pages whatever the clock says."""
+        return None if self.snap.last_run is None else self.snap.last_run["as_of"]
+
+    def round_windows(self) -> dict[tuple[str, int], tuple[dt.datetime, dt.datetime]]:
+        """(stage, round) -> its window: the earliest start and the latest end of its pairings'
+        windows (pairings.csv may give a match a window of its own)."""
+        out: dict[tuple[str, int], tuple[dt.datetime, dt.datetime]] = {}
+        for m in self.snap.matches:
+            if m["window_start"] is None or m["window_end"] is None:
+                continue
+            key = (m["stage"], m["round"])
+            start, end = out.get(key, (m["window_start"], m["window_end"]))
+            out[key] = (min(start, m["window_start"]), max(end, m["window_end"]))
+        return out
+
+    def current_round(self) -> dict[str, Any] | None:
+        """The front page's round: the latest round (stages in the config's order) whose window is
+        open at the snapshot's time, else the last round paired; each match with its state and
+        the time left in its window."""
+        order = {s.name: i for i, s in enumerate(self.config.stages)}
+        paired = sorted({(m["stage"], m["round"]) for m in self.snap.matches}, key=lambda k: (order[k[0]], k[1]))
+        if not paired:
+            return None
+        as_of = self.as_of()
+        windows = self.round_windows()
+        open_now = [k for k in paired if as_of is not None and k in windows and windows[k][0] <= as_of < windows[k][1]]
+        stage_name, rnd = (open_now or paired)[-1]
+        stage = self.config.stage(stage_name)
+        knockouts = [s for s in self.config.stages if s.kind == "knockout"]  # the roles read every knockout stage
+        labels = self.knockout_labels(knockouts) if stage.kind == "knockout" else {}
+        matches = []
+        for m in (m for m in self.snap.matches if m["stage"] == stage_name and m["round"] == rnd):
+            state = match_state(m)
+            played, due = m["games_played"] or 0, m["games_due"]
+            matches.append(
+                {
+                    "label": labels.get((stage_name, rnd, m["team_a_id"]), ("", ""))[1],
+                    "a": self.entrant(m["team_a_id"]),
+                    "b": self.entrant(m["team_b_id"]),
+                    "winner_id": m["winner_id"],
+                    "team_a_id": m["team_a_id"],
+                    "team_b_id": m["team_b_id"],
+                    "state": state,
+                    "state_words": STATE_WORDS[state],
+                    "score": None if state == "not_started" else f"{num(m['a_points'])}–{num(m['b_points'])}",
+                    "games": "" if due is None else f"{played} of {due}",
+                    "window": window_words(m["window_start"], m["window_end"], as_of),
+                    "href": self.match_href(stage_name, rnd, m["team_a_id"]),
+                }
+            )
+        counts = {s: sum(m["state"] == s for m in matches) for s in STATE_WORDS}
+        return {
+            "stage": stage_name,
+            "round": rnd,
+            "href": self.round_href(stage_name, rnd),
+            "is_open": bool(open_now),
+            "window": windows.get((stage_name, rnd)),
+            "matches": matches,
+            "counts": [(STATE_WORDS[s], n) for s, n in counts.items() if n],
+        }
+
+    def top_standings(self) -> dict[str, Any] | None:
+        """The top of the latest standings of the current round's stage, else of the last stage
+        (in the config's order) that has a table: TOP_ROWS rows (per pool), with the full table's link."""
+        current = self.current_round()
+        tables = [s for s in self.config.stages if s.kind != "knockout" and self.standing_rounds[s.name]]
+        if not tables:
+            return None
+        stage = next((s for s in tables if current is not None and s.name == current["stage"]), tables[-1])
+        after = self.standing_rounds[stage.name][-1]
+        rows = [
+            {**r, "link": self.entrant(r["entrant_id"])}
+            for r in self.snap.standings
+            if r["stage"] == stage.name and r["after_round"] == after and r["rank"] <= TOP_ROWS
+        ]
+        pools: dict[int | None, list[dict[str, Any]]] = defaultdict(list)
+        for r in rows:
+            pools[r["pool"]].append(r)
+        return {
+            "stage": stage.name,
+            "after_round": after,
+            "href": self.standings_href(stage.name, after),
+            "primary": "Match points" if stage.primary == "match_points" else "Points",
+            "primary_column": "match_points" if stage.primary == "match_points" else "points_scored",
+            "groups": [
+                {"pool": pool, "rows": entries}
+                for pool, entries in sorted(pools.items(), key=lambda p: (p[0] is not None, p[0] or 0))
+            ],
+        }
+
+    # ------------------------------------------------------------------ calendars
+    def calendars(self) -> None:
+        """The event's calendar (every round's window, with its pairings) and one per entrant (each
+        of its rounds: the window, the opponent, the boards, the result once decided); RFC 5545,
+        stable UIDs, DTSTAMP the snapshot's run time (pipeline/report/site/calendar.py)."""
+        last = self.snap.last_run
+        dtstamp = (last["finished_at"] or last["as_of"]) if last else dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+        tid = slug(self.config.tournament_id)
+        windows = self.round_windows()
+        knockouts = [s for s in self.config.stages if s.kind == "knockout"]
+        labels = self.knockout_labels(knockouts)
+        boards: dict[tuple[str, int, str], list[str]] = defaultdict(list)
+        for b in self.snap.boards:
+            if b["part"] == "total" and self.team_event:
+                boards[b["stage"], b["round"], b["team_a_id"]].append(
+                    f"Board {b['board']}: {b['player_a'] or '?'} v {b['player_b'] or '?'}"
+                )
+        events: list[calendar.Event] = []
+        mine: dict[str, list[calendar.Event]] = defaultdict(list)
+        order = {s.name: i for i, s in enumerate(self.config.stages)}
+        for stage, rnd in sorted(windows, key=lambda k: (order[k[0]], k[1])):
+            start, end = windows[stage, rnd]
+            ms = [m for m in self.snap.matches if m["stage"] == stage and m["round"] == rnd]
+            lines = []
+            for m in ms:
+                label = labels.get((stage, rnd, m["team_a_id"]), ("", ""))[1]
+                lines.append(f"{label + ': ' if label else ''}{m['team_a']} v {m['team_b']}{match_note(m)}")
+            byes = [b for b in self.snap.byes if b["stage"] == stage and b["round"] == rnd]
+            lines += [f"{self.entrant_names.get(b['entrant_id'], b['entrant_id'])}: bye" for b in byes]
+            events.append(
+                calendar.Event(
+                    f"{tid}-{slug(stage)}-{rnd}@antichess-td",
+                    start,
+                    end,
+                    f"{self.config.name}: {stage}, round {rnd}",
+                    "\n".join(lines),
+                )
+            )
+            for m in ms:
+                label = labels.get((stage, rnd, m["team_a_id"]), ("", ""))[1]
+                for me, opp in ((m["team_a_id"], m["team_b"]), (m["team_b_id"], m["team_a"])):
+                    detail = boards.get((stage, rnd, m["team_a_id"]), [])
+                    mine[me].append(
+                        calendar.Event(
+                            f"{tid}-{slug(stage)}-{rnd}-{slug(me)}@antichess-td",
+                            m["window_start"] or start,
+                            m["window_end"] or end,
+                            f"{self.config.name}, {stage} round {rnd}: {self.entrant_names.get(me, me)} v {opp}",
+                            "\n".join(
+                                [
+                                    f"{label + ': ' if label else ''}{m['team_a']} v {m['team_b']}{match_note(m)}",
+                                    *detail,
+                                ]
+                            ),
+                        )
+                    )
+            for b in byes:
+                me = b["entrant_id"]
+                mine[me].append(
+                    calendar.Event(
+                        f"{tid}-{slug(stage)}-{rnd}-{slug(me)}@antichess-td",
+                        start,
+                        end,
+                        f"{self.config.name}, {stage} round {rnd}: {self.entrant_names.get(me, me)}: bye",
+                        KIND_WORDS.get(b["kind"], b["kind"]),
+                    )
+                )
+        self.files[CALENDAR] = calendar.calendar_bytes(
+            self.config.name, f"Round windows of {self.config.name}", events, dtstamp
+        )
+        for e in sorted(set(self.entrant_names) | set(mine)):
+            name = self.entrant_names.get(e, e)
+            self.files[self.calendar_href(e)] = calendar.calendar_bytes(
+                f"{name}: {self.config.name}", f"The rounds of {name} in {self.config.name}", mine.get(e, []), dtstamp
+            )
+
+    def calendar_href(self, entrant_id: str) -> str:
+        return f"calendars/{slug(entrant_id)}.ics"
 
     # ------------------------------------------------------------------ standings
     def standings_pages(self) -> None:
@@ -642,37 +908,52 @@ class Site:
             self.render("crosstable.html", "crosstable.html", title="Crosstable", tables=tables)
 
     def bracket(self) -> None:
-        """Each knockout stage round by round, every match a block: its label (the role the placings
-        give it: "Final", "Third place", "Semifinal 1", ...), the two sides with the score between
-        them, and how a level match was decided."""
+        """The knockout drawn as a bracket: every round of the knockout stages a column (stages in
+        the config's order), every match a box with its label (the role the placings give it:
+        "Final", "Third place", "Semifinal 1", ...), the two sides with their scores, and how a
+        level match was decided. Each column's matches are ordered by the match their winners meet
+        in next (:func:`bracket_columns`), so a match sits between the two that feed it; the
+        third-place match and replays are drawn below the tree, in their round's column."""
         knockouts = [s for s in self.config.stages if s.kind == "knockout"]
         labels = self.knockout_labels(knockouts)
-        stages = []
+        columns = []
         for stage in knockouts:
-            rounds = []
             for rnd in self.stage_rounds[stage.name]:
                 ms = [m for m in self.snap.matches if m["stage"] == stage.name and m["round"] == rnd]
                 ms.sort(key=lambda m: ROLE_ORDER.get(labels[stage.name, rnd, m["team_a_id"]][0], len(ROLE_ORDER)))
-                rounds.append(
+                boxes = [
                     {
+                        **m,
+                        "label": labels[stage.name, rnd, m["team_a_id"]][1],
+                        "role": labels[stage.name, rnd, m["team_a_id"]][0],
+                        "a": self.entrant(m["team_a_id"]),
+                        "b": self.entrant(m["team_b_id"]),
+                        "is_pending": m["outcome"] in (None, "pending"),
+                        "href": self.match_href(stage.name, rnd, m["team_a_id"]),
+                    }
+                    for m in ms
+                ]
+                columns.append(
+                    {
+                        "stage": stage.name,
                         "round": rnd,
+                        "heading": f"{stage.name}, round {rnd}",
                         "href": self.round_href(stage.name, rnd),
-                        "matches": [
-                            {
-                                **m,
-                                "label": labels[stage.name, rnd, m["team_a_id"]][1],
-                                "a": self.entrant(m["team_a_id"]),
-                                "b": self.entrant(m["team_b_id"]),
-                                "href": self.match_href(stage.name, rnd, m["team_a_id"]),
-                            }
-                            for m in ms
-                        ],
+                        "tree": [b for b in boxes if not is_extra(b)],
+                        "extra": [b for b in boxes if is_extra(b)],
                     }
                 )
-            stages.append({"stage": stage, "rounds": rounds})
+        bracket_columns(columns)
         placings = [{**p, "link": self.entrant(p["entrant_id"])} for p in self.snap.placings]
-        if stages or placings:
-            self.render("bracket.html", "bracket.html", title="Bracket and placings", stages=stages, placings=placings)
+        if columns or placings:
+            self.render(
+                "bracket.html",
+                "bracket.html",
+                title="Bracket and placings",
+                columns=columns,
+                placings=placings,
+                has_extra=any(c["extra"] for c in columns),
+            )
 
     def knockout_labels(self, knockouts: Sequence[Stage]) -> dict[tuple[str, int, str], tuple[str, str]]:
         """(stage, round, team a id) → (role, label) of each knockout match: the role as the placings
@@ -782,6 +1063,7 @@ class Site:
                     stage_parts=stage_parts,
                     results={m["user_id"]: self.by_stage(results[m["user_id"]]) for m in members[e]},
                     matches=self.entrant_matches(e),
+                    calendar=self.calendar_href(e),
                 )
         self.render(
             "entrants.html", "entrants.html", title="Teams" if self.team_event else "Players", entrants=entrants
@@ -825,6 +1107,7 @@ class Site:
                 games=len(games[uid]),
                 rows=Markup("".join(g["player_row"] for g in games[uid])),
                 matches=[] if self.team_event else self.entrant_matches(uid),
+                calendar=self.calendar_href(m["entrant_id"] if m["entrant_id"] is not None else uid),
             )
 
     def by_stage(self, rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -1013,6 +1296,7 @@ def render_site(
     site.bracket()
     site.people()
     site.rulings()
+    site.calendars()
     site.downloads(downloads, "audits/audit_findings.csv" if public_audits and has_audits_csv else None)
     if snap.audited:
         if snap.findings is None:
