@@ -28,7 +28,7 @@ def check_planted_facts(s: Season, plan: TeamPlan, games_range: tuple[int, int])
     return traps
 
 
-RD_MARGIN = 5.0  # how far from TEAM-CAP-5's RD 80 a planted crossing's true RD must be
+RD_MARGIN = 5.0  # how far above TEAM-CAP-5's RD 80 the RD trap's first crossing must be
 
 
 def classify_crossings(s: Season, plan: TeamPlan) -> list[PlantedRow]:
@@ -44,14 +44,16 @@ def classify_crossings(s: Season, plan: TeamPlan) -> list[PlantedRow]:
     for key, p in plan.cap_players.items():
         cs = crossings[p.name]
         counted = [c for c in cs if (c.rd_at_crossing or 0) <= 80]
-        close = [c for c in cs if 80 - RD_MARGIN < (c.rd_at_crossing or 0) <= 80 + RD_MARGIN]
+        # the trap's first crossing, after months without a game, is the one planted above RD 80
+        close = [c for c in cs[:1] if (c.rd_at_crossing or 0) <= 80 + RD_MARGIN] if key == "rd" else []
         if close:
             # the audit estimates the RD from the games (TEAM-CAP-5; its interval is a few points
-            # wide): a crossing this near the limit could be read on either side of it
+            # wide): the trap's crossing this near the limit could be read on either side of it
             c = close[0]
             raise RuntimeError(
-                f"planted crossing for {c.p.name} on {c.crossed_at:%Y-%m-%d} at RD {c.rd_at_crossing:.1f}: "
-                f"within {RD_MARGIN} of TEAM-CAP-5's 80, too near for the audit's estimate to decide"
+                f"planted TEAM-CAP-5 trap for {c.p.name}: its first crossing, on {c.crossed_at:%Y-%m-%d}, is at "
+                f"RD {c.rd_at_crossing or 0:.1f}; it must be above {80 + RD_MARGIN:g} for the audit's estimate to "
+                "read it above 80"
             )
         days = ", ".join(f"{c.crossed_at:%Y-%m-%d} (RD {c.rd_at_crossing or 0:.0f})" for c in cs)
         if key == "hold":

@@ -11,7 +11,6 @@ from pipeline.sim.season.calendar import FORCED_CLOCK, from_ms
 from pipeline.sim.season.world import Player, SeasonWorld
 
 Bound = Callable[[], float]
-COUNTED_MAX_RD = 70.0  # a planted crossing meant to count is made at this RD or less (TEAM-CAP-5: 80)
 
 
 def fixed(value: float) -> Bound:
@@ -22,49 +21,16 @@ def fixed(value: float) -> Bound:
 class Crossing:
     """A planted rating-cap crossing (TEAM-CAP-3/4/5): on `day`, forced wins until the rating is
     above the cap, then (after `hold`) forced losses until it is 15 below; the cap guard is off
-    meanwhile. Records the RD before the crossing game.
-
-    A crossing meant to count (TEAM-CAP-5: made at an RD of 80 or less) is given ``max_rd``: from
-    an hour before `day`, forced pairs of games (a loss, then a win, so the rating ends about
-    where it began, below the cap) until the player's RD is at most ``max_rd``, so that the
-    audit's estimate of it, a few points wide, cannot read the crossing on the wrong side of 80."""
+    meanwhile. Records the RD before the crossing game."""
 
     def __init__(
-        self,
-        world: SeasonWorld,
-        p: Player,
-        cap: int,
-        day: dt.datetime,
-        hold: dt.timedelta,
-        opp: Player,
-        max_rd: float | None = None,
+        self, world: SeasonWorld, p: Player, cap: int, day: dt.datetime, hold: dt.timedelta, opp: Player
     ) -> None:
         self.world, self.p, self.cap, self.hold, self.opp = world, p, cap, hold, opp
-        self.day, self.max_rd = day, max_rd
         self.crossed_at: dt.datetime | None = None
         self.rd_at_crossing: float | None = None
         self.guard = p.cap
-        if max_rd is None:
-            world.add(day, p, opp, FORCED_CLOCK, winner="white", on_done=self._after_win)
-        else:
-            world.add(day - dt.timedelta(hours=1), opp, p, FORCED_CLOCK, winner="white", on_done=self._warmed)
-
-    def _warmed(self, g: dict[str, Any]) -> None:
-        """After a warm-up loss: the win back, then another pair or the crossing itself."""
-        at = from_ms(g["lastMoveAt"]) + dt.timedelta(seconds=30)
-        self.world.add(at, self.p, self.opp, FORCED_CLOCK, winner="white", on_done=self._warmed_pair)
-
-    def _warmed_pair(self, g: dict[str, Any]) -> None:
-        end = from_ms(g["lastMoveAt"])
-        rd = next(after for _, pid, _, after in reversed(self.world.truth) if pid == self.p.id)
-        assert self.max_rd is not None
-        if rd > self.max_rd:
-            self.world.add(
-                end + dt.timedelta(seconds=30), self.opp, self.p, FORCED_CLOCK, winner="white", on_done=self._warmed
-            )
-        else:
-            at = max(end + dt.timedelta(seconds=30), self.day)
-            self.world.add(at, self.p, self.opp, FORCED_CLOCK, winner="white", on_done=self._after_win)
+        world.add(day, p, opp, FORCED_CLOCK, winner="white", on_done=self._after_win)
 
     def _after_win(self, g: dict[str, Any]) -> None:
         self.p.cap = None

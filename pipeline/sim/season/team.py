@@ -21,7 +21,7 @@ from pipeline.sim.season.calendar import (
 from pipeline.sim.season.matches import BoardMatch, Parts, engine_pairs, knockout_size, play_board, tie_results
 from pipeline.sim.season.players import nearest, outsiders_for
 from pipeline.sim.season.state import Season
-from pipeline.sim.season.steering import COUNTED_MAX_RD, Crossing, Steer, fixed
+from pipeline.sim.season.steering import Crossing, Steer, fixed
 from pipeline.sim.season.team_cases import Incidents, TeamPlan, swiss_incidents
 from pipeline.sim.season.world import Player, rating_before
 
@@ -186,18 +186,7 @@ def play_team(s: Season, plan: TeamPlan) -> None:
         raise ValueError("the demo pairs every team every round: give an even number of teams")
     outsiders = outsiders_for(s.world, s.team_end - SPAN)
     s.play_histories(s.team_members() + [s.replacement], s.team_end, outsiders, plan)
-    s.crossings = [
-        Crossing(
-            s.world,
-            p,
-            2200,
-            day,
-            hold,
-            nearest(outsiders, 2200),
-            None if (p.id, day) in plan.high_rd else COUNTED_MAX_RD,
-        )
-        for p, day, hold in plan.crossings
-    ]
+    s.crossings = [Crossing(s.world, p, 2200, day, hold, nearest(outsiders, 2200)) for p, day, hold in plan.crossings]
     _steer_board_order(s, plan, outsiders)
     s.world.run_until(TEAM_START)
     order_boards(s, skip=teams[5])

@@ -26,9 +26,6 @@ class TeamPlan(HistoryPlan):
     """The TEAM season's history plan, and what the self-checks need to state the planted facts."""
 
     crossings: list[tuple[Player, dt.datetime, dt.timedelta]] = field(default_factory=list)  # (player, day, hold)
-    # the crossings planted at an RD above 80 (the TEAM-CAP-5 trap's first); the others are made
-    # at an RD of steering.COUNTED_MAX_RD or less
-    high_rd: set[tuple[str, dt.datetime]] = field(default_factory=set)  # (player id, day)
     cap_players: dict[str, Player] = field(default_factory=dict)  # TEAM-CAP-3/4/5: three, two, hold, rd
     board_order: tuple[str, int] = ("", -1)  # TEAM-COMP-4: the team and its PLANTED row (noted once checked)
     count_before_registration: list[tuple[str, Player]] = field(default_factory=list)  # TEAM-ELIG-2
@@ -150,7 +147,6 @@ def _plant_cap_crossings(s: Season, plan: TeamPlan) -> None:
     plan.add_quiet(cap4["rd"], since - dt.timedelta(days=300), since + dt.timedelta(days=30, hours=11))
     for d in (30, 180, 330):
         plan.crossings.append((cap4["rd"], since + dt.timedelta(days=d, hours=11), dt.timedelta(0)))
-    plan.high_rd.add((cap4["rd"].id, since + dt.timedelta(days=30, hours=11)))
     plan.cap_players = cap4
 
 
