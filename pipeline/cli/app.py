@@ -338,9 +338,9 @@ def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False, r
         return
     _summary(result)
     _print_standings(cfg)
-    _say(record.summary_line(result["run_id"], cfg.paths.database))
     if "attention" in result:
-        _say(result["attention"])  # needs you: N (M new)
+        _say(result["attention"])  # needs you: N (M new), just above the run's own last line
+    _say(record.summary_line(result["run_id"], cfg.paths.database))
 
 
 def _refresh_idle(cfg: Config, at: dt.datetime) -> bool:

@@ -390,7 +390,11 @@ def test_site_folders_that_would_swallow_other_files_are_refused(
     assert str(e.value) == message.format(base=folder.resolve())
 
 
-def test_audits_public_puts_them_in_the_site_and_removes_the_private_folder(tmp_path: Path) -> None:
+def test_audits_public_puts_them_in_the_site_and_leaves_the_private_folder_only_what_needs_you(
+    tmp_path: Path,
+) -> None:
+    """`[site] audits = "public"`: the audits move into the published site; the private folder
+    keeps only the attention list (the TD's actions stay private), as its index too."""
     from flows.nightly import nightly_without_prefect
 
     folder = copy_skeleton(tmp_path)
@@ -402,7 +406,9 @@ def test_audits_public_puts_them_in_the_site_and_removes_the_private_folder(tmp_
     cfg = load_config(folder / "tournament.toml")
     report = build_site(cfg)
     assert report.audits == cfg.paths.site / "audits" / "index.html"
-    assert not cfg.paths.site_private.exists()
+    pages = sorted(p.name for p in cfg.paths.site_private.iterdir() if p.suffix == ".html")
+    assert pages == ["attention.html", "index.html"]
+    assert "Audit findings" not in (cfg.paths.site_private / "index.html").read_text(encoding="utf-8")
     home = parse(cfg.paths.site / "index.html")
     assert "audits/index.html" in home.links
     audits = (cfg.paths.site / "audits" / "index.html").read_text(encoding="utf-8")

@@ -28,7 +28,15 @@ TABLES = {
     "team_matches": "SELECT stage, round, team_a, team_b, a_points, b_points, outcome, decided_by_game_id FROM team_matches "
     "ORDER BY ALL",
     "counted": "SELECT stage, round, board, game_id, part FROM match_games WHERE counted ORDER BY ALL",
+    # what needs the TD: the same items (a resolved finding is listed only in the run after the one
+    # that had it, so a single run has none; each item's status, new or open, depends on the runs
+    # before it by design)
+    "attention": "SELECT key, kind, rule_id, severity, subject, sentence FROM attention "
+    "WHERE kind <> 'finding_resolved' ORDER BY ALL",
 }
+# attention.md names the run, the config's path in its actions and each item's status: compared
+# through the attention view above instead
+HISTORY_DEPENDENT = {"attention.md"}
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +82,9 @@ def test_night_by_night_replay_equals_a_single_run_each_night(demo: Path, prefec
         nightly(config_path=str(fresh), now=night)
         single = read(load_config(fresh).paths.database)
         rewritten = files(exports)
-        assert {n: b for n, (b, _) in rewritten.items()} == {n: b for n, (b, _) in exported.items()}, night
+        assert {n: b for n, (b, _) in rewritten.items() if n not in HISTORY_DEPENDENT} == {
+            n: b for n, (b, _) in exported.items() if n not in HISTORY_DEPENDENT
+        }, night
         charts = [n for n in exported if n.startswith("charts/")]
         assert charts and all(rewritten[n][1] == exported[n][1] for n in charts), night  # none drawn again
 

@@ -315,15 +315,15 @@ def test_the_private_site_lists_the_items_escaped_and_its_index_links_them(tmp_p
 @pytest.mark.slow
 def test_every_nightly_summary_ends_with_what_needs_you(tmp_path: Path) -> None:
     """`antichess-td nightly` as a TD runs it, twice on the same night: the near miss of
-    R2bd2x04 is the one item, new the first time and open the second; the summary names
-    exports/attention.md among the files written."""
+    R2bd2x04 is the one item, new the first time and open the second, said just above the run's
+    own last line (`run N ok ...`); the summary names exports/attention.md among the files written."""
     folder = copy_skeleton(tmp_path)
     toml = str(folder / "tournament.toml")
     first = cli("nightly", "--config", toml, "--now", "2026-03-20T03:00:00Z")
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
-    assert lines[-1] == "needs you: 1 (1 new)"
+    assert lines[-2] == "needs you: 1 (1 new)" and lines[-1].startswith("run 1 ok in ")
     assert f"wrote {folder / 'out' / 'exports' / 'attention.md'}" in lines
     again = cli("nightly", "--config", toml, "--now", "2026-03-20T03:00:00Z")
     assert again.returncode == 0, again.stderr
-    assert again.stdout.splitlines()[-1] == "needs you: 1 (0 new)"
+    assert again.stdout.splitlines()[-2] == "needs you: 1 (0 new)"
