@@ -579,18 +579,7 @@ class _GameSink:
                     stored = set(gateway.query(con, "queries/stored_game_ids", [list(batch)])["game_id"].to_list())
                 verdicts = _verify(con, candidates)
                 with gateway.transaction(con):
-                    gateway.upsert(
-                        con,
-                        "raw_games",
-                        [
-                            {"game_id": gid, "payload": line, "fetched_at": fetched_at, "source": "api"}
-                            for gid, (line, _) in batch.items()
-                        ],
-                    )
-                    gateway.upsert(con, "lichess_games", [row.__dict__ for _, row in batch.values()])
-                    gateway.upsert(con, "game_flags", flags)
-                    gateway.upsert(con, "rejected_records", rejected)
-                    gateway.upsert(con, "game_verdicts", [{**v.__dict__, "verified_at": fetched_at} for v in verdicts])
+                    _store_api_games(con, batch, flags, rejected, verdicts, fetched_at)
                     gateway.upsert(con, "ingest_cursors", cursor)
                 report.verified += len(verdicts)
                 report.mismatches += sum(v.disagrees for v in verdicts)
@@ -816,18 +805,7 @@ def refetch_queued(
     )
     done = [gid for gid in queue if gid in arrived or gid in rejected]
     with gateway.transaction(con):
-        gateway.upsert(
-            con,
-            "raw_games",
-            [
-                {"game_id": gid, "payload": line, "fetched_at": fetched_at, "source": "api"}
-                for gid, (line, _) in arrived.items()
-            ],
-        )
-        gateway.upsert(con, "lichess_games", [row.__dict__ for _, row in arrived.values()])
-        gateway.upsert(con, "game_flags", flags)
-        gateway.upsert(con, "rejected_records", list(rejected.values()))
-        gateway.upsert(con, "game_verdicts", [{**v.__dict__, "verified_at": fetched_at} for v in verdicts])
+        _store_api_games(con, arrived, flags, list(rejected.values()), verdicts, fetched_at)
         gateway.delete_keys(con, "refetch_games", "game_id", done)
     report.refetched += len(arrived)
     report.refetch_ongoing += len(ongoing)
@@ -835,6 +813,26 @@ def refetch_queued(
     report.rejected += len(rejected) - len(missing)
     report.verified += len(verdicts)
     report.mismatches += sum(v.disagrees for v in verdicts)
+
+
+def _store_api_games(
+    con: duckdb.DuckDBPyConnection,
+    games: dict[str, tuple[str, Any]],
+    flags: list[dict[str, Any]],
+    rejected: list[dict[str, Any]],
+    verdicts: list[Any],
+    fetched_at: dt.datetime,
+) -> None:
+    """Games as the API sent them (id -> (NDJSON line, typed row)), inside the caller's
+    transaction: the raw line, the typed row, their flags, the records set aside and the verdicts."""
+    raw = [
+        {"game_id": gid, "payload": line, "fetched_at": fetched_at, "source": "api"} for gid, (line, _) in games.items()
+    ]
+    gateway.upsert(con, "raw_games", raw)
+    gateway.upsert(con, "lichess_games", [row.__dict__ for _, row in games.values()])
+    gateway.upsert(con, "game_flags", flags)
+    gateway.upsert(con, "rejected_records", rejected)
+    gateway.upsert(con, "game_verdicts", [{**v.__dict__, "verified_at": fetched_at} for v in verdicts])
 
 
 Stream = tuple[UserRow, int | None, int | None]  # the player, since (ms), games synced before (None: never)
