@@ -60,14 +60,20 @@ def token_from_env(config: Config) -> str | None:
     return os.environ.get(config.lichess.token_env) or None
 
 
-def watched_boards(config: Config, inputs: context.Inputs) -> list[WatchedBoard]:
+def watched_boards(
+    config: Config, inputs: context.Inputs, closing: tuple[dt.datetime, dt.datetime] | None = None
+) -> list[WatchedBoard]:
     """Every board of every pairing with its window widened by the stage's margin: casual games
-    between its players are looked for while the window is open (ingest's vs requests)."""
+    between its players are looked for while the window is open (ingest's vs requests).
+    ``closing`` (a refresh run: now and its horizon) keeps only the boards whose window itself
+    ends in that span: the rounds the closing day is about; the nightly searches the rest."""
     out = []
     for stage in config.stages:
         pairings = tuple(p for p in inputs.pairings if p.stage == stage.name)
         margin = dt.timedelta(days=stage.window_margin_days)
         for bp in linking.board_pairings(pairings, inputs.roster, config.boards, context.lineup(config, inputs)):
+            if closing is not None and not closing[0] < bp.window_end <= closing[1]:
+                continue
             out.append(WatchedBoard(bp.player_a, bp.player_b, bp.window_start - margin, bp.window_end + margin))
     return out
 
@@ -229,13 +235,22 @@ def ingest_watched(
             con,
             lichess_client,
             statuses,
-            watched_boards(config, inputs),
+            watched_boards(config, inputs, _closing(config, now)),
             inputs.player_ids(),
             now,
             match_windows(config, inputs),
         )
     finally:
         con.close()
+
+
+def _closing(config: Config, now: dt.datetime) -> tuple[dt.datetime, dt.datetime] | None:
+    """A refresh run's span (``lichess.histories_fresh_since`` marks one): now to its horizon."""
+    if config.lichess.histories_fresh_since is None:
+        return None
+    from pipeline.stages.refresh import HORIZON
+
+    return now, now + HORIZON
 
 
 BatchRun = Callable[[str, "Progress | None", tuple[str, ...]], IngestReport]

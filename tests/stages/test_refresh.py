@@ -193,3 +193,26 @@ def test_an_edited_td_file_is_news_to_a_refresh(closing: tuple[Path, Lichess]) -
 
     assert requests == {"users": 1, "games": 4}
     assert "refresh" not in result and result["published"]["path"] == str(cfg.paths.database)
+
+
+def test_a_refresh_searches_casual_games_only_on_the_boards_whose_window_closes(closing: tuple[Path, Lichess]) -> None:
+    """A refresh run's `vs` searches cover the rounds the closing day is about. The nightly
+    watches all 8 boards (2 rounds of 2 matches of 2 boards); a refresh on Monday 03-09 at 08:00
+    only round 1's 4 (its window ends 03-09 23:59:59, within 24 hours), although round 2's window
+    is "open" by then through the 3-day margin (from 03-07); on 03-14 at 08:00 only round 2's."""
+    from pipeline.stages import context
+    from pipeline.stages.ingest import watched_boards
+
+    toml, _ = closing
+    cfg = load_config(toml)
+    inputs = context.read_inputs(cfg)
+    every = watched_boards(cfg, inputs)
+    assert len(every) == 8
+    margin = dt.timedelta(days=3)
+    for day, last in (
+        (9, dt.datetime(2026, 3, 9, 23, 59, 59, tzinfo=dt.UTC)),
+        (14, dt.datetime(2026, 3, 14, 23, 59, 59, tzinfo=dt.UTC)),
+    ):
+        at = dt.datetime(2026, 3, day, 8, tzinfo=dt.UTC)
+        closing_only = watched_boards(cfg, inputs, (at, at + dt.timedelta(hours=24)))
+        assert closing_only == [b for b in every if b.end == last + margin] and len(closing_only) == 4, day
