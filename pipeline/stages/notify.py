@@ -98,12 +98,7 @@ class _Ledger:
             return
         con = gateway.connect(work_db, read_only=dry_run)
         try:
-            if (
-                dry_run
-                and not con.execute(
-                    "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'sent_messages'"
-                ).fetchall()[0][0]
-            ):
+            if dry_run and not con.execute(gateway.sql("queries/sent_messages_exists")).fetchall()[0][0]:
                 return
             for row in gateway.query(con, "queries/sent_messages_all").iter_rows(named=True):
                 self.rows[(row["channel"], row["subject"])] = row
@@ -149,8 +144,7 @@ class _Ledger:
             with gateway.transaction(con):
                 for channel, subject in keys:
                     con.execute(
-                        "UPDATE sent_messages SET status = 'unknown', answer = ?, updated_at = ? "
-                        "WHERE channel = ? AND subject = ?",
+                        gateway.sql("queries/sent_messages_mark_unknown"),
                         ["a run stopped while sending", self.now, channel, subject],
                     )
                     self.rows[(channel, subject)]["status"] = "unknown"
