@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from quickstart import load_average  # benchmarks/quickstart.py: a script's folder is on sys.path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -55,14 +56,6 @@ COLD = "2026-09-13T03:00:00Z"
 NIGHT = CLOSING_DAY + dt.timedelta(hours=3)
 QUIET = CLOSING_DAY + dt.timedelta(hours=11)
 MOVED_TO = CLOSING_DAY + dt.timedelta(hours=12)
-
-
-def load_average() -> str:
-    try:
-        with open("/proc/loadavg", encoding="utf-8") as f:
-            return " ".join(f.read().split()[:3])
-    except OSError:
-        return "n/a"
 
 
 def iso(t: dt.datetime) -> str:
