@@ -269,7 +269,7 @@ def test_a_temporary_server_killed_mid_run_leaves_the_run_published_and_ok(tmp_p
     go on (their states reach the server as events, which Prefect drops with a log line); only
     the flow's final state cannot be told. The run published, so it is a success: exit 0, one
     warning line naming the server, the run 'ok' in the working database and in the published
-    snapshot alike. (It used to exit 4, marking the published run 'failed in publish'.)"""
+    snapshot alike, never exit 4 with the published run 'failed in publish'."""
     import os
     import signal
     import subprocess

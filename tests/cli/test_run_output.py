@@ -344,7 +344,8 @@ def test_version_prints_the_package_version() -> None:
 
 
 def test_serve_help_names_the_default_schedule() -> None:
-    """The help used to read `(, default 0 3 * * * UTC)`: `[schedule]` was taken for markup."""
+    """The help names the default schedule in words and shows no `(, default ...)` fragment: rich
+    reads square brackets in a help text as markup, and would swallow `[schedule]`."""
     result = CliRunner().invoke(app, ["serve", "--help"])
     text = " ".join(result.output.replace("│", " ").split())
     assert "on the cron line of the config's schedule table (by default every day at 03:00 UTC)" in text

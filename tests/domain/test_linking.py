@@ -177,8 +177,8 @@ def test_link_stage_finds_games_in_either_colour_from_a_frame() -> None:
 
 def test_captains_tiebreak_games_are_listed_once() -> None:
     """TEAM-KO-1: the captains' 3+0 games of a knockout match are listed once, as board 0 with reason
-    captains_tiebreak, even when the captains also meet on a board (there they used to appear a
-    second time as wrong_time_control). A fifth 3+0 game is not a tiebreak game: it stays on the
+    captains_tiebreak, even when the captains also meet on a board (not a second time there as
+    wrong_time_control). A fifth 3+0 game is not a tiebreak game: it stays on the
     board as wrong_time_control; the board's own 0+2 game counts."""
     import dataclasses
 

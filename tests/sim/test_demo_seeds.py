@@ -7,17 +7,15 @@ the default demo itself (what the README's quick start builds), both built and a
 module. In each, every PLANTED.csv row under an audit rule is found, every error finding is a
 planted one, and no look-alike of TRAPS.csv is an error.
 
-Seed 12 is the one kept beside the shared world: its board 4 once went above its cap through the
-forced wins of the planted knockout tie (unplanted TEAM-CAP-3/4 errors), a failure only an audit
-of the data shows (the generator now steers every board 4 100 under its cap from the knockout on,
-and nothing in build_season re-checks it). Seed 7, audited here until the suite shared one smaller
-demo, once had a TEAM-COMP-6 replacement 139 below the player it replaced (no finding) while
-PLANTED.csv said "about 50", and a TEAM-ELIG-3 player who went provisional (an unplanted
-TEAM-ELIG-7 error). The first now raises in build_season for every seed (unless the replacement
-is 1-99 below at round 7; PLANTED.csv states the gap the data holds) and is checked against the
-audit in both worlds below; the second (fixed by one session of recent games 3 days before
-registration) is an unplanted error that `errors_not_planted` looks for in both worlds, though
-no longer in seed 7's own world. The other seed is built in this process: under pytest-xdist the
+Seed 12 is the other seed because its world takes a board 4 close to its cap with the forced
+wins of the planted knockout tie: the generator steers every board 4 100 under its cap from the
+knockout on, and nothing in build_season re-checks that, so only an audit of the data shows an
+unplanted crossing (TEAM-CAP-3/4 errors). Two more planted facts are checked against the audit
+in both worlds: a TEAM-COMP-6 replacement 1-99 below the player it replaces at the start of
+round 7 (build_season raises otherwise, for every seed; PLANTED.csv states the gap the data
+holds), and the TEAM-ELIG-3 player's one session of recent games 3 days before registration,
+which must leave no provisional rating at the pairings (an unplanted TEAM-ELIG-7 error, which
+`errors_not_planted` looks for). The other seed is built in this process: under pytest-xdist the
 suite already runs a process per core, so a process pool would only oversubscribe them (about
 110 s of CPU either way); its tests do not read the suite's demo, so that they run on the other
 worker."""

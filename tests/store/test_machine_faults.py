@@ -83,8 +83,8 @@ def test_a_whole_file_that_ends_before_its_free_blocks_is_not_damage(tmp_path: P
     """A checkpoint writes the header (its block count) before it truncates the free blocks at the
     end of the file, so a healthy database can be shorter than its header counts. A seeded
     workload of writes, deletes, updates and drops, one checkpoint and close per step, reaches that
-    state within a few steps; the old size check called it cut short (and a run would have
-    started from an empty database)."""
+    state within a few steps. A check that compares the file's size with the header's count alone
+    calls it cut short, and a run would move a healthy working database aside."""
     path = tmp_path / "short.duckdb"
     rng = random.Random(7)
     for step in range(40):
@@ -109,7 +109,7 @@ def test_a_whole_file_that_ends_before_its_free_blocks_is_not_damage(tmp_path: P
     else:
         pytest.fail("40 steps of writes never left a file shorter than its header counts: the test proves nothing")
     missing = (expected - size) // block_size
-    assert 0 < missing <= free  # shorter than the old check allowed, by free blocks only
+    assert 0 < missing <= free  # shorter than the header counts, by free blocks only
     assert health.damage(path) is None
     # the same file cut off a block boundary, or by more blocks than are free, is still damaged
     for cut in (size - 1, expected - (free + 1) * block_size):

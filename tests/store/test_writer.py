@@ -85,10 +85,9 @@ def test_units_queued_behind_a_failure_never_run_once_it_was_raised(db: Path) ->
     """The error rule holds whichever thread is first: when the submitter has already been given
     the failure while units were still queued behind it (its submit waited for room in the queue
     while the failing unit ran), those units must still not run. The interleaving is the
-    scheduler's, so this runs 50 times with the interpreter switching threads as often as it can:
-    the writer used to run such units (each then failing again or writing after the failure), and
-    the ingest printed 'a background write failed too' before the run's error line
-    (tests/store/test_machine_faults.py, about once in a full suite)."""
+    scheduler's, so this runs 50 times with the interpreter switching threads as often as it can.
+    A unit run there would fail again or write after the failure, and the ingest would print 'a
+    background write failed too' before the run's error line."""
     import sys
 
     interval = sys.getswitchinterval()
