@@ -18,7 +18,7 @@ matter more than seconds):
     tables and no verdicts, ``pipeline.stages.score.score_stage`` (link, score, standings, and the
     verification of every listed game) and the audits. Verification is timed apart from the rest.
 (b) nightly: round 11's games ingested as of the next Tuesday 03:00 (timed and shown apart);
-    then the same steps, which now rescore only the rounds whose inputs changed and verify only
+    then the same steps, which rescore only the rounds whose inputs changed and verify only
     the new games. Run ``--repeats`` times from a copy of the same database, interleaved across
     the sizes; the median counts.
 
