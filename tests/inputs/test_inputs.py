@@ -606,7 +606,7 @@ def test_pairings_individual_event_players_case_insensitive(tmp_path: Path) -> N
     assert str(exc.value) == "pairings.csv line 2: a 'nobody': expected a registered player"
 
 
-# --------------------------------------------------------------------------- defects found by these tests, now fixed
+# --------------------------------------------------------------------------- names, boards and captains in teams.csv
 
 
 def test_team_names_differing_only_in_case_are_not_confused(tmp_path: Path) -> None:
