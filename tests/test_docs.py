@@ -1,6 +1,7 @@
 """The docs cannot drift: docs/config.md, docs/cli.md and the tables of docs/data-model.md are what
 their generators write from the code today; every key the loader accepts is documented; the rules
-page names every rule ID the code cites; the README stays short with its two quick-start commands;
+page names every rule ID the code cites; every benchmark script has its command on the benchmarks
+page; the README stays short with its two quick-start commands;
 no doc or code points outside the repository or at an issue number; the site builds strictly and
 loads nothing from outside; and every SQL example of the README and docs/*.md returns rows on the
 suite's demo's published database (conftest's `suite_demo`)."""
@@ -348,6 +349,24 @@ def test_the_outside_pattern_catches_what_it_must() -> None:
     )
     for fine in fine_lines:
         assert not OUTSIDE.search(fine), fine
+
+
+# --------------------------------------------------------------------------- docs/benchmarks.md
+
+
+def test_every_benchmark_has_its_command_on_the_benchmarks_page() -> None:
+    """Each script of benchmarks/ has its section on docs/benchmarks.md, opened by the command
+    that reproduces it (a code block line `python benchmarks/<script> ...`), and every option
+    that command names is one the script accepts."""
+    text = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    commands = dict(re.findall(r"^python benchmarks/(\w+\.py)\b(.*)$", text, re.M))
+    scripts = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py"))
+    assert sorted(commands) == scripts
+    unknown = []
+    for script, options in commands.items():
+        accepted = set(re.findall(r"add_argument\(\"(--[a-z-]+)\"", (ROOT / "benchmarks" / script).read_text("utf-8")))
+        unknown += [f"{script} {o}" for o in re.findall(r"--[a-z-]+", options) if o not in accepted]
+    assert unknown == []
 
 
 # --------------------------------------------------------------------------- the site
