@@ -1,9 +1,9 @@
 """The docs cannot drift: docs/config.md, docs/cli.md and the tables of docs/data-model.md are what
 their generators write from the code today; every key the loader accepts is documented; the rules
 page names every rule ID the code cites; every benchmark script has its command on the benchmarks
-page; the README stays short with its two quick-start commands;
-no doc or code points outside the repository or at an issue number; the site builds strictly and
-loads nothing from outside; and every SQL example of the README and docs/*.md returns rows on the
+page; the README stays short with its two quick-start commands; no doc or code points outside the
+repository or at an issue number; the site builds strictly and loads nothing from outside; and
+every SQL example of the README and docs/*.md returns rows on the
 suite's demo's published database (conftest's `suite_demo`)."""
 
 from __future__ import annotations
