@@ -5,8 +5,8 @@
 Builds a demo with its dumps (``antichess-td demo --dumps``: every month of its world, the rated
 games plus ten times as many games of unregistered players; cached under the temp folder, so a
 second run starts at once), then backfills every dump into a new database for the TEAM season's
-registered players (``pipeline.lichess.dump.backfill``, the stage ``antichess-td backfill`` runs;
-lichess.history_since not applied, so every game of theirs in the dumps is stored), and times it.
+registered players (``pipeline.lichess.dump_backfill.backfill``, the stage ``antichess-td backfill``
+runs; lichess.history_since not applied, so every game of theirs in the dumps is stored), and times it.
 The same backfill through the CLI (process start, run record, publish) is timed too.
 
 * D = games in the dumps (all of them are scanned) / backfill wall time;
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pipeline.inputs.config import load_config  # noqa: E402
-from pipeline.lichess import dump  # noqa: E402
+from pipeline.lichess import dump_backfill, dump_reader  # noqa: E402
 from pipeline.stages import context  # noqa: E402
 from pipeline.store import gateway  # noqa: E402
 
@@ -66,7 +66,7 @@ def main() -> None:
     args = ap.parse_args()
     folder = demo(args.seed, args.teams, args.history_games, args.acwc_players)
     paths = sorted((folder / "lichess" / "dumps").glob("*.pgn.zst"))
-    dumps = dump.dump_files(paths)
+    dumps = dump_reader.dump_files(paths)
     cfg = load_config(folder / "tournament.toml")
     players = context.read_inputs(cfg).player_ids()
     megabytes = sum(p.stat().st_size for p in paths) / 1e6
@@ -77,7 +77,7 @@ def main() -> None:
         con = gateway.connect(db)
         try:
             started = time.perf_counter()
-            report = dump.backfill(con, dumps, players, None, NOW)
+            report = dump_backfill.backfill(con, dumps, players, None, NOW)
             wall = time.perf_counter() - started
         finally:
             con.close()

@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pipeline.domain.timecontrol import parse_time_control  # noqa: E402
-from pipeline.lichess import ingest  # noqa: E402
+from pipeline.lichess import request_plan  # noqa: E402
 from pipeline.lichess.client import make_client  # noqa: E402
 from pipeline.sim import replay  # noqa: E402
 from pipeline.sim.games import DemoPlayer, game_json, play_out, user_json  # noqa: E402
@@ -88,7 +88,7 @@ def run(folder: Path, db: Path, ids: list[str], options: replay.ReplayOptions, s
         with replay.running(folder, options=options) as server:
             client = make_client(server.base_url, "bench-token", 30.0)
             start = time.perf_counter()
-            report = ingest.ingest(con, client, ids, None, NOW, concurrency=streams)
+            report = request_plan.ingest(con, client, ids, None, NOW, concurrency=streams)
             elapsed = time.perf_counter() - start
             sent = server.games_sent
     finally:

@@ -108,7 +108,7 @@ def nightly_phases(lines: list[tuple[float, str]], total: float) -> list[tuple[s
 
     marks = [("start (imports, config, lock)", first("Starting temporary server"))]
     marks.append(("Prefect's server starting (the head start downloading)", first("Beginning flow run", marks[-1][1])))
-    batches = [t for t, line in lines if "pipeline.lichess.ingest: ingest: {" in line]
+    batches = [t for t, line in lines if "pipeline.lichess.request_plan: ingest: {" in line]
     if not batches:
         sys.exit("the nightly's log has no 'ingest: {' line")
     tasks = [t for t, line in lines if "prefect.task_runs" in line and "Finished in state Completed()" in line]

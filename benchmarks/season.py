@@ -81,7 +81,12 @@ NIGHT_11 = NIGHT_10 + dt.timedelta(days=7)  # the night after round 11
 CACHE = Path(tempfile.gettempdir()) / "antichess-td-bench-season"
 GENERATOR = ("pipeline/sim/season", "pipeline/sim/games.py", "pipeline/domain/glicko.py")
 INGEST = (
-    "pipeline/lichess/ingest.py",
+    "pipeline/lichess/request_plan.py",
+    "pipeline/lichess/ingest_run.py",
+    "pipeline/lichess/profiles_and_histories.py",
+    "pipeline/lichess/game_streams.py",
+    "pipeline/lichess/watched_boards.py",
+    "pipeline/lichess/refetch_queue.py",
     "pipeline/lichess/client.py",
     "pipeline/sim/replay.py",
     "pipeline/store/gateway.py",

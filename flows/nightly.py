@@ -53,7 +53,7 @@ from pipeline.cli.console import IngestProgress, ingest_progress, replay_throttl
 from pipeline.domain.attention import Item
 from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
-from pipeline.lichess import ingest
+from pipeline.lichess.ingest_report import IngestReport, merge_reports
 from pipeline.model import Config
 from pipeline.stages import attention, audit, context, export, notify, record, score, site
 from pipeline.stages import ingest as ingest_stage
@@ -83,15 +83,15 @@ def ingest_batch_task(
     now: dt.datetime,
     players: tuple[str, ...],
     progress: IngestProgress | None = None,
-) -> ingest.IngestReport:
+) -> IngestReport:
     downloaded = ingest_stage.taken(config, inputs, now, players)  # by the CLI's head start
     return downloaded if downloaded is not None else ingest_batch(config, inputs, base_url, now, players, progress)
 
 
 @task(name="ingest-casual-games", cache_policy=NO_CACHE, retry_condition_fn=_lichess_failed)
 def watch_task(
-    config: Config, inputs: context.Inputs, base_url: str, now: dt.datetime, batches: list[ingest.IngestReport]
-) -> ingest.IngestReport:
+    config: Config, inputs: context.Inputs, base_url: str, now: dt.datetime, batches: list[IngestReport]
+) -> IngestReport:
     return ingest_watched(config, inputs, base_url, now, batches)
 
 
@@ -243,7 +243,7 @@ def run_nightly(
                 for players in player_batches(inputs)
             ]
             watched = call(watch_task, delay_s, work, inputs, base_url, at, batches)
-        ingested = ingest.merge_reports([*batches, watched]).summary()
+        ingested = merge_reports([*batches, watched]).summary()
         run.done("ingest", record.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"])
         since = refreshing.unchanged_since(run, digest, ingested) if refresh else None
 

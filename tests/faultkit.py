@@ -29,7 +29,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import LichessError
-from pipeline.lichess import ingest
+from pipeline.lichess import ingest_report, request_plan
 from pipeline.lichess.client import RetryPolicy, make_client
 from pipeline.sim import replay
 from pipeline.store import gateway
@@ -149,7 +149,7 @@ def ingest_once(
     policy: RetryPolicy,
     timeout_s: float = 5.0,
     attempts: int = 1 + TASK_RETRIES,
-) -> tuple[Outcome, ingest.IngestReport]:
+) -> tuple[Outcome, ingest_report.IngestReport]:
     """Ingest every player of `dataset` into `path` from a server injecting `faults`. A fetch that
     still fails after the client's retries is rerun from its cursors, as the nightly flow's task
     retries do (at most `attempts` runs); each rerun counts as a run."""
@@ -167,7 +167,7 @@ def ingest_once(
             out.runs = attempt
             con = gateway.connect(path)
             try:
-                report = ingest.ingest(con, client, list(dataset.users), None, NOW)
+                report = request_plan.ingest(con, client, list(dataset.users), None, NOW)
                 break
             except LichessError:
                 if attempt == attempts:

@@ -174,7 +174,7 @@ def test_nightly_flow_rerun_is_idempotent(skeleton: Path, prefect_api_url: str) 
     assert snapshot() == once
     assert len(once["lichess_games"]) == 37 and first["ingest"]["games_distinct"] == 37
     # the second night: profiles unchanged and every round window closed before the first night →
-    # one profile request, nothing downloaded again (ingest.py request plan)
+    # one profile request, nothing downloaded again (pipeline/lichess/request_plan.py)
     assert (second["ingest"]["requests"], second["ingest"]["games_fetched"]) == (1, 0)
     # each listed game is verified once, as it arrives (ingest's Scope.windows): all 35 the first
     # night, none left for the score step, none the second night

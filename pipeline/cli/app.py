@@ -529,7 +529,7 @@ def backfill(
     as the API would store them, then start each player's games cursor after the last month, so the
     next nightly run fetches only the rest from the API (working database; published at the end).
     Rerunning it changes nothing; a game the API already stored stays as the API stored it."""
-    from pipeline.lichess.dump import dump_files
+    from pipeline.lichess.dump_reader import dump_files
     from pipeline.stages import record
     from pipeline.stages.backfill import backfill_stage, summary_lines
 

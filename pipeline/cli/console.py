@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:  # the console is imported before anything heavy (a refused run stops within a second)
-    from pipeline.lichess.ingest import PlayerReport
+    from pipeline.lichess.ingest_report import PlayerReport
 
 PROGRESS_INTERVAL_S = 10.0
 PROGRESS_INTERVAL_ENV = "ANTICHESS_TD_PROGRESS_S"  # tests shorten the interval; undocumented for TDs
@@ -259,7 +259,7 @@ class _Display:
 
 
 class IngestProgress(_Display):
-    """Counts games as they arrive (:class:`pipeline.lichess.ingest.Progress`): the line gives the games
+    """Counts games as they arrive (:class:`pipeline.lichess.ingest_run.Progress`): the line gives the games
     so far, games/s, the players done and an estimate of what remains. The estimate assumes the
     pace so far: each stream runs oldest first from its cursor to now, so the share of the
     streams' time spans covered is the share of the work done. ``throttle`` (games/s per stream of
@@ -286,7 +286,7 @@ class IngestProgress(_Display):
         self.streams_done = 0
         self.partial: dict[str, float] = {}  # stream → share of its time span covered
 
-    # pipeline.lichess.ingest.Progress
+    # pipeline.lichess.ingest_run.Progress
     def planned(self, streams: int) -> None:
         with self._lock:
             self.streams += streams

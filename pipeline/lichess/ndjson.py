@@ -13,9 +13,9 @@ def loads(line: str) -> Any:
     stream thread parses every game a night fetches, the replay server every game of its dataset):
     a line orjson refuses (stricter than the standard library: NaN, Infinity, lone surrogates, or
     not JSON at all) is parsed by ``json.loads``, so the same lines are accepted and a bad one is
-    rejected with the standard library's ``json.JSONDecodeError`` and message, as before. One
-    difference: orjson reads an integer beyond 64 bits as a float, so such a ``createdAt`` is
-    rejected as not epoch milliseconds (``client.parse_game``) instead of overflowing the datetime."""
+    rejected with the standard library's ``json.JSONDecodeError`` and message. One difference:
+    orjson reads an integer beyond 64 bits as a float, so such a ``createdAt`` is rejected as not
+    epoch milliseconds (``client.parse_game``) instead of overflowing the datetime."""
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError:

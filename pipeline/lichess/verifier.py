@@ -2,20 +2,19 @@
 
 Verifying a match-game candidate (``verify.verify_game``: read its PGN, replay it on an antichess
 board) costs about 1 ms of pure Python. Done inside the write units of the background writer
-(pipeline/store/writer.py), it held the interpreter lock for about half of that thread's samples
-(py-spy, the quick start, where the replay server runs in the same process as the ingest), and the
-whole CPU-bound ingest waited for it. :class:`Verifier` sends each batch's candidates to one worker
+(pipeline/store/writer.py), it would hold the interpreter lock for about half of that thread's
+samples (py-spy, the quick start, where the replay server runs in the same process as the ingest),
+and the whole CPU-bound ingest would wait for it. :class:`Verifier` sends each batch's candidates to one worker
 process as soon as the stream forms the batch (``_GameSink.commit``, on the stream's thread), so
 the replay runs on another core while the stream goes on and the writer stores earlier units; the
 batch's write unit collects the verdicts (:meth:`Verdicts.result`) and stores them in the same
-transaction as their games, as before.
+transaction as their games.
 
 * The worker starts once the run has submitted ``POOL_FROM`` new candidates, counting every
   stream's batches together; until then each batch is replayed here, when its unit asks, so a
   night of a few new games never pays for starting the worker. Once it runs, every batch goes to
   it, however small: a season's first night brings most players' match games in batches of a
-  few dozen, and replayed here they held the interpreter lock for about 0.7 ms each (675 of the
-  quick start's 3,397, when the threshold was per batch).
+  few dozen, and replayed here they would hold the interpreter lock for about 0.7 ms each.
 * Each game is replayed once a run: a game between two registered players arrives in both their
   streams, and the second batch takes the first one's verdict (the unit still leaves out the games
   whose verdict is stored already).

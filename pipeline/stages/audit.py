@@ -34,7 +34,7 @@ from pipeline.stages import context, ratings
 from pipeline.store import gateway
 
 if TYPE_CHECKING:
-    from pipeline.lichess.ingest import Ahead
+    from pipeline.lichess.ingest_run import Ahead
 
 log = logging.getLogger(__name__)
 
@@ -297,7 +297,7 @@ def ahead_of_audit(
         charts = export.draw_cap_charts_ahead(config, cur)
         log.info("ahead of the audit: %d games rated, %d cap charts up to date", stats.games_rated, charts)
 
-    from pipeline.lichess.ingest import Ahead
+    from pipeline.lichess.ingest_run import Ahead
 
     return Ahead(players, work, name="the RD estimates and cap charts, ahead of the audit")
 

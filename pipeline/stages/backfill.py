@@ -1,12 +1,14 @@
 """The backfill stage: the registered players' games from Lichess open-database dumps
-(``pipeline.lichess.dump``) into the working database, before the nightly runs fetch the rest
-from the API. ``antichess-td backfill --config T.toml --dump FILE...`` runs it (docs/backfill.md)."""
+(``pipeline.lichess.dump_reader``, ``pipeline.lichess.dump_backfill``) into the working database,
+before the nightly runs fetch the rest from the API. ``antichess-td backfill --config T.toml
+--dump FILE...`` runs it (docs/backfill.md)."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-from pipeline.lichess.dump import DumpFile, DumpReport, backfill
+from pipeline.lichess.dump_backfill import DumpReport, backfill
+from pipeline.lichess.dump_reader import DumpFile
 from pipeline.model import Config
 from pipeline.stages import context
 from pipeline.store import gateway

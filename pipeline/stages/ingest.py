@@ -29,7 +29,10 @@ from typing import Any
 
 from pipeline.domain import linking
 from pipeline.lichess import client
-from pipeline.lichess.ingest import IngestReport, MatchWindows, Progress, WatchedBoard, ingest, search_watched
+from pipeline.lichess.ingest_report import IngestReport
+from pipeline.lichess.ingest_run import MatchWindows, Progress, WatchedBoard
+from pipeline.lichess.request_plan import ingest
+from pipeline.lichess.watched_boards import search_watched
 from pipeline.model import Config
 from pipeline.stages import audit, context
 from pipeline.store import gateway

@@ -2,12 +2,12 @@
 
 Lichess asks for one request at a time and sends a token holder about 30 games a second, so the
 ingest spends most of a night waiting on the network. Storing what a request brought (typing
-aside: verifying the match games, the upserts, the commit) used to happen between one request and
-the next, on the critical path: at 64 teams about 0.15 s for each of 259 players, 35 s a night
-(docs/benchmarks.md, Season size). :class:`BackgroundWriter` takes each such unit of work (one
-transaction: a player's games with their cursor, a rating history with its cursor) and runs it on
-its own thread, in the order given, while the next request downloads. DuckDB releases the
-interpreter while it executes, and the downloading thread mostly waits on its socket.
+aside: verifying the match games, the upserts, the commit) costs about 0.15 s a player at 64
+teams (docs/benchmarks.md, Season size); done between one request and the next, it would sit on
+the critical path. :class:`BackgroundWriter` takes each such unit of work (one transaction: a
+player's games with their cursor, a rating history with its cursor) and runs it on its own thread,
+in the order given, while the next request downloads. DuckDB releases the interpreter while it
+executes, and the downloading thread mostly waits on its socket.
 
 What the order and the error rule guarantee:
 
@@ -16,8 +16,8 @@ What the order and the error rule guarantee:
 * after a unit fails, no later unit runs (a later batch of the same stream would move its cursor
   past the games that failed to commit) and the error is raised on the submitting thread at its
   next :meth:`submit` or at :meth:`drain`, as it was raised (its type unchanged);
-* leaving the ``with`` block drains the queue (what arrived is stored, as when the writes were
-  inline) and ends the thread; a unit only ever commits whole, so a run killed meanwhile loses
+* leaving the ``with`` block drains the queue (what arrived is stored, as if each unit had
+  run inline) and ends the thread; a unit only ever commits whole, so a run killed meanwhile loses
   nothing its cursors do not bring back.
 
 At most ``depth`` units wait (each holds at most a batch of games): a faster download than the
@@ -101,7 +101,7 @@ class BackgroundWriter:
             log.warning("a background write failed too: %r", self._error)
 
 
-def run(writer: BackgroundWriter | None, con: Any, unit: Unit) -> None:
+def run_unit(writer: BackgroundWriter | None, con: Any, unit: Unit) -> None:
     """`unit` on `writer` when there is one, else here and now on `con`."""
     if writer is None:
         unit(con)

@@ -41,7 +41,7 @@ from lichess_data import write_dataset
 from pipeline.cli import console
 from pipeline.domain.verify import pgn_players, pgn_players_problem
 from pipeline.inputs import config as config_mod
-from pipeline.lichess import ingest, ndjson
+from pipeline.lichess import ingest_report, ndjson, request_plan
 from pipeline.lichess.client import make_client, parse_game
 from pipeline.sim import replay
 from pipeline.stages import context
@@ -167,7 +167,7 @@ LINES = {
     ),
 }
 
-# the reasons kept, worked out from lichess.parse_game and ingest._GameSink
+# the reasons kept, worked out from lichess.parse_game and game_streams._GameSink
 REJECTED = {
     # the line ends after its 56th character: the parser wanted a ',' or '}' at column 57
     "not_json": "not valid JSON (Expecting ',' delimiter at column 57)",
@@ -190,7 +190,9 @@ def _key(kind: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[duckdb.DuckDBPyConnection, ingest.IngestReport]]:
+def world(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[duckdb.DuckDBPyConnection, ingest_report.IngestReport]]:
     tmp = tmp_path_factory.mktemp("bad")
     folder = write_dataset(tmp / "lichess", USERS, [K1], HISTORIES)
     (folder / "games-raw").mkdir()
@@ -200,13 +202,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[duckdb.Duc
     con = gateway.connect(tmp / "t.duckdb")
     with replay.running(folder) as server:
         client = make_client(server.base_url, "test-token", 5.0)
-        report = ingest.ingest(con, client, ["alice", "bob"], None, NOW)
+        report = request_plan.ingest(con, client, ["alice", "bob"], None, NOW)
     yield con, report
     con.close()
 
 
-def _assert_counts_add_up(report: ingest.IngestReport) -> None:
-    """ingest.py: fetched = loaded + skipped (other variants v outsiders) + ongoing + rejected."""
+def _assert_counts_add_up(report: ingest_report.IngestReport) -> None:
+    """ingest_report.py: fetched = loaded + skipped (other variants v outsiders) + ongoing + rejected."""
     assert report.games_fetched == (
         report.games_loaded + report.games_skipped_other_variant + report.games_ongoing + report.games_rejected
     )
@@ -230,7 +232,7 @@ def _assert_counts_add_up(report: ingest.IngestReport) -> None:
 
 @pytest.mark.parametrize("kind", list(REJECTED))
 def test_untypable_record_kept_with_its_reason_byte_for_byte(
-    world: tuple[duckdb.DuckDBPyConnection, ingest.IngestReport], kind: str
+    world: tuple[duckdb.DuckDBPyConnection, ingest_report.IngestReport], kind: str
 ) -> None:
     """Nothing is lost (docs/ingestion.md, Raw first): each untypable line is in rejected_records with the reason, as it
     arrived, and is not a game; counts add up."""
@@ -244,7 +246,7 @@ def test_untypable_record_kept_with_its_reason_byte_for_byte(
 
 
 def test_other_variant_against_an_outsider_is_skipped_and_kept(
-    world: tuple[duckdb.DuckDBPyConnection, ingest.IngestReport],
+    world: tuple[duckdb.DuckDBPyConnection, ingest_report.IngestReport],
 ) -> None:
     con, report = world
     got = con.execute("SELECT source, reason, payload FROM rejected_records WHERE record_key = 'std00001'").fetchall()
@@ -254,7 +256,7 @@ def test_other_variant_against_an_outsider_is_skipped_and_kept(
 
 
 def test_unparsable_pgn_is_stored_raw_as_it_arrived(
-    world: tuple[duckdb.DuckDBPyConnection, ingest.IngestReport],
+    world: tuple[duckdb.DuckDBPyConnection, ingest_report.IngestReport],
 ) -> None:
     """The JSON is sound, so the game is typed and stored (its result is Lichess's); the header
     check at ingest finds nothing wrong; the moves are verify's business (see the linking test)."""
@@ -270,7 +272,7 @@ def test_unparsable_pgn_is_stored_raw_as_it_arrived(
 
 
 def test_pgn_naming_other_players_is_stored_and_flagged(
-    world: tuple[duckdb.DuckDBPyConnection, ingest.IngestReport],
+    world: tuple[duckdb.DuckDBPyConnection, ingest_report.IngestReport],
 ) -> None:
     con, report = world
     assert con.execute("SELECT payload::VARCHAR FROM raw_games WHERE game_id = 'imps0001'").fetchall() == [
@@ -283,7 +285,9 @@ def test_pgn_naming_other_players_is_stored_and_flagged(
     _assert_counts_add_up(report)
 
 
-def test_ongoing_game_is_counted_not_stored(world: tuple[duckdb.DuckDBPyConnection, ingest.IngestReport]) -> None:
+def test_ongoing_game_is_counted_not_stored(
+    world: tuple[duckdb.DuckDBPyConnection, ingest_report.IngestReport],
+) -> None:
     """A game still being played comes again once it ends: counted as ongoing, stored nowhere yet."""
     con, report = world
     for table, key in (("lichess_games", "game_id"), ("raw_games", "game_id"), ("rejected_records", "record_key")):
@@ -292,7 +296,7 @@ def test_ongoing_game_is_counted_not_stored(world: tuple[duckdb.DuckDBPyConnecti
 
 
 def test_rejected_view_lists_every_record_set_aside(
-    world: tuple[duckdb.DuckDBPyConnection, ingest.IngestReport],
+    world: tuple[duckdb.DuckDBPyConnection, ingest_report.IngestReport],
 ) -> None:
     """sql/views/rejected.sql: one row per record set aside, with its kind, reason and link (none
     for a record that names no id of its own)."""

@@ -1,4 +1,5 @@
-"""The backfill from Lichess open-database dumps (pipeline/lichess/dump.py, `antichess-td backfill`).
+"""The backfill from Lichess open-database dumps (pipeline/lichess/dump_reader.py, pipeline/lichess/dump_backfill.py,
+`antichess-td backfill`).
 
 The demo's dumps are written from the small demo's own Lichess data (``write_dumps_of`` over its
 games.ndjson: every month from its first game to 2026-10, ten games of unregistered players per
@@ -13,7 +14,6 @@ import datetime as dt
 import hashlib
 import json
 import shutil
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from skeleton_kit import cli
 
 from pipeline.cli import console
 from pipeline.inputs.config import load_config
-from pipeline.lichess import dump, ingest
+from pipeline.lichess import dump_backfill, dump_reader, game_streams, ingest_report, ingest_run, request_plan
 from pipeline.lichess.client import make_client, parse_game, to_ms
 from pipeline.sim import replay
 from pipeline.sim.season.dumps import write_dumps_of
@@ -75,8 +75,8 @@ def write_dump(folder: Path, month: str, text: str) -> Path:
     return path
 
 
-def pgn(
-    gid: str,
+def dump_record(
+    gid: str | None,
     white: str,
     black: str,
     *,
@@ -84,22 +84,27 @@ def pgn(
     result: str = "1-0",
     termination: str = "Normal",
     movetext: str = "1. e3 { [%clk 0:03:00] } 1... b5 { [%clk 0:03:00] } 2. Bxb5 { [%clk 0:02:58] }",
-    extra: str = "",
+    event: str = "Rated Antichess game",
+    titles: str = "",
 ) -> str:
+    """One record as Lichess's dumps write it: tags in their order (Event, Site, Date, Round, White,
+    Black, Result, UTCDate, UTCTime, WhiteElo, BlackElo, WhiteRatingDiff, BlackRatingDiff, [titles],
+    TimeControl, Termination, Variant), no ECO (a variant has none), the movetext on one line
+    ending with the result; ``movetext=""`` gives a game without moves (`` 0-1``, a leading space)."""
     date, time = when.split()
+    site = f'[Site "https://lichess.org/{gid}"]\n' if gid else ""
     return (
-        f'[Event "Rated Antichess game"]\n[Site "https://lichess.org/{gid}"]\n[Date "{date}"]\n[Round "-"]\n'
-        f'[White "{white}"]\n[Black "{black}"]\n[Result "{result}"]\n[UTCDate "{date}"]\n[UTCTime "{time}"]\n'
-        f'[WhiteElo "1500"]\n[BlackElo "1600"]\n[WhiteRatingDiff "+9"]\n[BlackRatingDiff "-9"]\n{extra}'
-        f'[Variant "Antichess"]\n[TimeControl "180+0"]\n[ECO "?"]\n[Termination "{termination}"]\n\n'
-        f"{movetext} {result}\n\n"
+        f'[Event "{event}"]\n{site}[Date "{date}"]\n[Round "-"]\n[White "{white}"]\n[Black "{black}"]\n'
+        f'[Result "{result}"]\n[UTCDate "{date}"]\n[UTCTime "{time}"]\n[WhiteElo "1500"]\n[BlackElo "1600"]\n'
+        f'[WhiteRatingDiff "+9"]\n[BlackRatingDiff "-9"]\n{titles}[TimeControl "180+0"]\n'
+        f'[Termination "{termination}"]\n[Variant "Antichess"]\n\n{movetext} {result}\n\n'
     )
 
 
-def _backfill(db: Path, paths: list[Path], players: list[str], since: dt.datetime | None) -> dump.DumpReport:
+def _backfill(db: Path, paths: list[Path], players: list[str], since: dt.datetime | None) -> dump_backfill.DumpReport:
     con = gateway.connect(db)
     try:
-        return dump.backfill(con, dump.dump_files(paths), players, since, NOW)
+        return dump_backfill.backfill(con, dump_reader.dump_files(paths), players, since, NOW)
     finally:
         con.close()
 
@@ -134,10 +139,10 @@ def test_every_demo_game_in_the_dumps_types_as_the_api_types_it(dumped: Path) ->
     api = {g["id"]: g for g in _demo_games(dumped)}
     wanted = frozenset(u["id"] for u in _registered(dumped))
     rows = {}
-    counts = dump.ScanCounts()
+    counts = dump_reader.ScanCounts()
     for path in _dumps(dumped):
-        for record in dump.scan_dump(path, wanted, counts):
-            row = dump.parse_dump_game(record.decode())
+        for record in dump_reader.scan_dump(path, wanted, counts):
+            row = dump_reader.parse_dump_game(record.decode())
             rows[row.game_id] = row
     expected = {
         gid
@@ -178,13 +183,16 @@ def test_names_are_matched_as_lichess_ids_case_insensitively_and_whole(tmp_path:
     path = write_dump(
         tmp_path,
         "2026-07",
-        pgn("aaaaaaa1", "ALICE", "olga")
-        + pgn("aaaaaaa2", "olga", "aLiCe")
-        + pgn("aaaaaaa3", "Alice_2", "olga")
-        + pgn("aaaaaaa4", "olga", "Bob"),
+        dump_record("aaaaaaa1", "ALICE", "olga")
+        + dump_record("aaaaaaa2", "olga", "aLiCe")
+        + dump_record("aaaaaaa3", "Alice_2", "olga")
+        + dump_record("aaaaaaa4", "olga", "Bob"),
     )
-    counts = dump.ScanCounts()
-    ids = [dump.parse_dump_game(r.decode()).game_id for r in dump.scan_dump(path, frozenset({"alice"}), counts)]
+    counts = dump_reader.ScanCounts()
+    ids = [
+        dump_reader.parse_dump_game(r.decode()).game_id
+        for r in dump_reader.scan_dump(path, frozenset({"alice"}), counts)
+    ]
     assert ids == ["aaaaaaa1", "aaaaaaa2"]
     assert (counts.scanned, counts.matched) == (4, 2)
 
@@ -196,9 +204,9 @@ def test_a_pgn_error_game_is_kept_in_rejected_records_with_its_reason(tmp_path: 
     """Of alice's three games, one has a move that is not SAN and one an unknown Termination: both
     are kept whole in rejected_records with the reason and queued in refetch_games (the cursor
     moves past July: only a fetch by id brings them in); matched = loaded + rejected."""
-    bad_move = pgn("bbbbbbb2", "Alice", "olga", movetext="1. e3 { [%clk 0:03:00] } 1... Zz9 { [%clk 0:03:00] }")
-    bad_end = pgn("bbbbbbb3", "olga", "Alice", termination="Exploded")
-    path = write_dump(tmp_path, "2026-07", pgn("bbbbbbb1", "Alice", "olga") + bad_move + bad_end)
+    bad_move = dump_record("bbbbbbb2", "Alice", "olga", movetext="1. e3 { [%clk 0:03:00] } 1... Zz9 { [%clk 0:03:00] }")
+    bad_end = dump_record("bbbbbbb3", "olga", "Alice", termination="Exploded")
+    path = write_dump(tmp_path, "2026-07", dump_record("bbbbbbb1", "Alice", "olga") + bad_move + bad_end)
     db = tmp_path / "t.duckdb"
     report = _backfill(db, [path], ["alice"], None)
     assert (report.scanned, report.matched, report.loaded, report.rejected, report.queued) == (3, 3, 1, 2, 2)
@@ -268,20 +276,9 @@ def test_the_api_row_replaces_the_dump_row_and_never_the_other_way_round(dumped:
     assert ids
     with replay.running(dumped / "lichess", now=NOW, options=replay.ReplayOptions(games_per_s=0)) as server:
         client = make_client(server.base_url, None, 30)
-        report = ingest.IngestReport()
-        ingest.sync_games(
-            con,
-            threading.Lock(),
-            client,
-            player,
-            to_ms(august[0]),
-            ingest.Scope(frozenset(players)),
-            NOW,
-            ingest.PlayerReport(player),
-            report,
-            None,
-            None,
-        )
+        report = ingest_report.IngestReport()
+        run = ingest_run.IngestRun(con, client, ingest_run.Scope(frozenset(players)), NOW, report)
+        game_streams.sync_games(run, player, to_ms(august[0]), ingest_report.PlayerReport(player), None, None)
     api = {g["id"]: parse_game(g) for g in _demo_games(dumped) if g["id"] in ids}
     stored = con.sql(
         "SELECT g.*, r.source FROM lichess_games g JOIN raw_games r USING (game_id) WHERE game_id IN (SELECT unnest(?))",
@@ -306,8 +303,8 @@ def test_cursors_start_after_the_last_month_only_when_that_moves_them_forward(tm
     """Dumps of 2026-06 and 2026-07, history_since 2026-06-15: alice (no cursor) and bob (cursor in
     June) start at 2026-08-01 00:00 UTC, keeping bob's synced count; carol's cursor (September)
     stays; dave's (May: the dumps do not cover May) stays, with a warning."""
-    june = write_dump(tmp_path, "2026-06", pgn("ccccccc1", "Alice", "olga", when="2026.06.20 10:00:00"))
-    july = write_dump(tmp_path, "2026-07", pgn("ccccccc2", "olga", "Bob"))
+    june = write_dump(tmp_path, "2026-06", dump_record("ccccccc1", "Alice", "olga", when="2026.06.20 10:00:00"))
+    july = write_dump(tmp_path, "2026-07", dump_record("ccccccc2", "olga", "Bob"))
     db = tmp_path / "t.duckdb"
     con = gateway.connect(db)
     old = dt.datetime(2026, 1, 1, tzinfo=UTC)
@@ -538,32 +535,6 @@ def test_the_demos_dumps_are_the_same_bytes_for_the_same_seed(dumped: Path, tmp_
 # --------------------------------------------------------------------------- every Termination, every quirk
 
 
-def dump_record(
-    gid: str | None,
-    white: str,
-    black: str,
-    *,
-    when: str = "2026.07.10 12:00:00",
-    result: str = "1-0",
-    termination: str = "Normal",
-    movetext: str = "1. e3 { [%clk 0:03:00] } 1... b5 { [%clk 0:03:00] } 2. Bxb5 { [%clk 0:02:58] }",
-    event: str = "Rated Antichess game",
-    titles: str = "",
-) -> str:
-    """One record as Lichess's dumps write it: tags in their order (Event, Site, Date, Round, White,
-    Black, Result, UTCDate, UTCTime, WhiteElo, BlackElo, WhiteRatingDiff, BlackRatingDiff, [titles],
-    TimeControl, Termination, Variant), no ECO (a variant has none), the movetext on one line
-    ending with the result; ``movetext=""`` gives a game without moves (`` 0-1``, a leading space)."""
-    date, time = when.split()
-    site = f'[Site "https://lichess.org/{gid}"]\n' if gid else ""
-    return (
-        f'[Event "{event}"]\n{site}[Date "{date}"]\n[Round "-"]\n[White "{white}"]\n[Black "{black}"]\n'
-        f'[Result "{result}"]\n[UTCDate "{date}"]\n[UTCTime "{time}"]\n[WhiteElo "1500"]\n[BlackElo "1600"]\n'
-        f'[WhiteRatingDiff "+9"]\n[BlackRatingDiff "-9"]\n{titles}[TimeControl "180+0"]\n'
-        f'[Termination "{termination}"]\n[Variant "Antichess"]\n\n{movetext} {result}\n\n'
-    )
-
-
 @pytest.mark.parametrize(
     ("termination", "result", "status", "winner"),
     [
@@ -583,7 +554,7 @@ def test_every_termination_lichess_writes_reads_as_the_apis_status(
 ) -> None:
     """Each Termination value lila writes for a finished game gives the API's status and the
     Result's winner (the results TEAM-SCORE-1 scores)."""
-    row = dump.parse_dump_game(dump_record("ttttttt1", "Alice", "olga", result=result, termination=termination))
+    row = dump_reader.parse_dump_game(dump_record("ttttttt1", "Alice", "olga", result=result, termination=termination))
     assert (row.status, row.winner) == (status, winner)
 
 
@@ -591,13 +562,13 @@ def test_an_unterminated_record_is_not_a_finished_game() -> None:
     """``Unterminated`` (lila: a game created or started when the dump was cut) with Result ``*``:
     refused as such, never typed as a finished game."""
     record = dump_record("ttttttt2", "Alice", "olga", result="*", termination="Unterminated")
-    with pytest.raises(dump.UnterminatedGame, match="still being played when the dump was cut"):
-        dump.parse_dump_game(record)
+    with pytest.raises(dump_reader.UnterminatedGame, match="still being played when the dump was cut"):
+        dump_reader.parse_dump_game(record)
 
 
 def test_insufficient_material_with_a_winner_is_refused() -> None:
     with pytest.raises(ValueError, match="expected 1/2-1/2"):
-        dump.parse_dump_game(dump_record("ttttttt3", "Alice", "olga", termination="Insufficient material"))
+        dump_reader.parse_dump_game(dump_record("ttttttt3", "Alice", "olga", termination="Insufficient material"))
 
 
 def test_the_dumps_quirks_read() -> None:
@@ -606,13 +577,13 @@ def test_the_dumps_quirks_read() -> None:
     comment; expected by hand from each record."""
     no_moves = dump_record("qqqqqqq1", "Alice", "olga", result="0-1", termination="Abandoned", movetext="")
     assert "\n\n 0-1\n" in no_moves
-    row = dump.parse_dump_game(no_moves)
+    row = dump_reader.parse_dump_game(no_moves)
     assert (row.status, row.winner, row.moves, row.last_move_at) == ("noStart", "black", "", row.created_at)
     evals = (
         "1. e3 { [%eval 0.12] [%clk 0:03:00] } 1... b5 { [%eval -0.4] [%clk 0:03:00] } "
         "2. Bxb5 { [%eval #-3] [%clk 0:02:50] } 2... Bb7 { [%eval #-2] [%clk 0:02:40] }"
     )
-    row = dump.parse_dump_game(
+    row = dump_reader.parse_dump_game(
         dump_record(
             "qqqqqqq2",
             "Alice",
@@ -641,7 +612,7 @@ def test_an_analysed_games_move_glyphs_read_as_its_moves() -> None:
         "1. e3 { [%clk 0:03:00] } 1... b5? { [%clk 0:03:00] } 2. Bxb5!? { [%clk 0:02:50] } 2... Bb7 { [%clk 0:02:40] }"
     )
     for gid, movetext in (("qqqqqqq3", analysed), ("qqqqqqq4", clocks_only)):
-        row = dump.parse_dump_game(dump_record(gid, "Alice", "olga", result="0-1", movetext=movetext))
+        row = dump_reader.parse_dump_game(dump_record(gid, "Alice", "olga", result="0-1", movetext=movetext))
         assert row.moves == "e3 b5 Bxb5 Bb7", gid
         assert row.last_move_at - row.created_at == dt.timedelta(seconds=30), gid
 
@@ -814,12 +785,12 @@ def _lost_world(folder: Path) -> tuple[Path, Path]:
     return write_dump(folder, "2026-07", "".join(records)), world
 
 
-def _night(db: Path, world: Path, now: dt.datetime) -> tuple[ingest.IngestReport, dict[str, int]]:
+def _night(db: Path, world: Path, now: dt.datetime) -> tuple[ingest_report.IngestReport, dict[str, int]]:
     options = replay.ReplayOptions(games_per_s=0, history_needs_token=False)
     with replay.running(world, now=now, options=options) as server:
         con = gateway.connect(db)
         try:
-            report = ingest.ingest(con, make_client(server.base_url, None, 30), ["alice", "bob"], _at(1), now)
+            report = request_plan.ingest(con, make_client(server.base_url, None, 30), ["alice", "bob"], _at(1), now)
         finally:
             con.close()
         return report, dict(server.requests_by_kind)

@@ -21,7 +21,7 @@ import faultkit
 import pytest
 import requests
 
-from pipeline.lichess import ingest
+from pipeline.lichess import request_plan
 from pipeline.lichess.client import RetryPolicy, make_client, stats_of
 from pipeline.sim import replay
 from pipeline.store import gateway
@@ -61,7 +61,7 @@ def run_ingest(dataset: replay.Dataset, path: Path, options: replay.ReplayOption
     try:
         with replay.running(dataset, options=options) as server:
             client = make_client(server.base_url, "test-token", timeout_s, FAST)
-            report = ingest.ingest(con, client, list(dataset.users), None, NOW)
+            report = request_plan.ingest(con, client, list(dataset.users), None, NOW)
             injected = dict(server.faults_injected)
     finally:
         con.close()
@@ -153,7 +153,7 @@ def test_429_waits_at_least_the_configured_minute(dataset: replay.Dataset, tmp_p
             client = make_client(
                 s.base_url, "t", 5.0, RetryPolicy(rate_limit_wait_s=60, max_retries=3), sleep=waits.append
             )
-            ingest.ingest(con, client, list(dataset.users)[:2], None, NOW)
+            request_plan.ingest(con, client, list(dataset.users)[:2], None, NOW)
     finally:
         con.close()
     assert waits and min(waits) >= 60

@@ -1,4 +1,4 @@
-"""Ingest: replay server → berserk → raw and typed DuckDB tables (pipeline/lichess/ingest.py).
+"""Ingest: replay server → berserk → raw and typed DuckDB tables (pipeline/lichess/request_plan.py).
 
 Real HTTP on 127.0.0.1 (pipeline.sim.replay.running), the real berserk client, real DuckDB files in
 tmp_path. The dataset below is written by hand; every count is worked out from it.
@@ -35,7 +35,7 @@ import duckdb
 import pytest
 from lichess_data import write_dataset
 
-from pipeline.lichess import ingest
+from pipeline.lichess import ingest_report, ingest_run, profiles_and_histories, request_plan
 from pipeline.lichess.client import make_client
 from pipeline.sim import replay
 from pipeline.store import gateway
@@ -173,9 +173,9 @@ def run(
     now: dt.datetime = NOW,
     players: list[str] = PLAYERS,
     since: dt.datetime | None = SINCE,
-) -> ingest.IngestReport:
+) -> ingest_report.IngestReport:
     client = make_client(server.base_url, "test-token", 5.0)
-    return ingest.ingest(con, client, players, since, now)  # type: ignore[arg-type]
+    return request_plan.ingest(con, client, players, since, now)  # type: ignore[arg-type]
 
 
 def rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[Any, ...]]:
@@ -289,7 +289,7 @@ def test_rating_points_month_is_zero_based(con: duckdb.DuckDBPyConnection, serve
 def test_histories_fetched_before_a_failure_are_stored_with_their_cursors(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int | None
 ) -> None:
-    """Histories are stored ingest.HISTORY_BATCH to a transaction (a commit costs the same whatever
+    """Histories are stored profiles_and_histories.HISTORY_BATCH to a transaction (a commit costs the same whatever
     it holds), so those fetched when Lichess fails may still be waiting for theirs (the default
     batch): they are stored, each with its cursor, before the error ends the ingest; with a batch
     of 1 each was stored as it came. Request 4 answers 502 (every_5xx=4: the POST, alice's and
@@ -299,9 +299,9 @@ def test_histories_fetched_before_a_failure_are_stored_with_their_cursors(
     from pipeline.lichess.client import RetryPolicy
 
     if batch is None:
-        assert ingest.HISTORY_BATCH > 2  # alice's and bob's histories wait in one batch
+        assert profiles_and_histories.HISTORY_BATCH > 2  # alice's and bob's histories wait in one batch
     else:
-        monkeypatch.setattr(ingest, "HISTORY_BATCH", batch)
+        monkeypatch.setattr(profiles_and_histories, "HISTORY_BATCH", batch)
     folder = write_dataset(tmp_path / "lichess", USERS, GAMES, HISTORIES)
     failing = replay.ReplayOptions(games_per_s=0, faults=replay.Faults(every_5xx=4))
     con = gateway.connect(tmp_path / "t.duckdb")
@@ -309,7 +309,7 @@ def test_histories_fetched_before_a_failure_are_stored_with_their_cursors(
         with replay.running(folder, options=failing) as server:
             client = make_client(server.base_url, "test-token", 5.0, RetryPolicy(max_retries=0))
             with pytest.raises(LichessError, match="rating history of 'dave'"):
-                ingest.ingest(con, client, PLAYERS, SINCE, NOW)  # type: ignore[arg-type]
+                request_plan.ingest(con, client, PLAYERS, SINCE, NOW)  # type: ignore[arg-type]
         assert rows(con, "SELECT user_id FROM raw_rating_histories ORDER BY 1") == [("alice",), ("bob",)]
         assert rows(con, "SELECT user_id FROM ingest_cursors WHERE endpoint = 'rating_history' ORDER BY 1") == [
             ("alice",),
@@ -387,7 +387,7 @@ def test_game_between_registered_players_stored_once(
 def test_other_variant_kept_only_between_registered_players(
     con: duckdb.DuckDBPyConnection, server: replay.ReplayServer
 ) -> None:
-    """ingest.py: other variants between a registered player and an outsider are counted as
+    """game_streams.py: other variants between a registered player and an outsider are counted as
     skipped_other_variant and not stored as games (s1 standard vs olga, d1 atomic vs olga), but
     kept in rejected_records as they arrived, with the reason (nothing is lost); s2 (standard,
     alice-bob, both registered) is stored for linking to report as not_antichess."""
@@ -415,7 +415,7 @@ def test_other_variant_kept_only_between_registered_players(
 
 
 def test_unknown_status_rejected_and_counts_add_up(con: duckdb.DuckDBPyConnection, server: replay.ReplayServer) -> None:
-    """Lichess's game status names + ingest.py: a game that cannot be typed goes to
+    """Lichess's game status names + game_streams.py: a game that cannot be typed goes to
     rejected_records with the reason; fetched 9 == loaded 6 + skipped 2 + rejected 1."""
     report = run(con, server)
     got = rows(
@@ -435,7 +435,7 @@ def test_unknown_status_rejected_and_counts_add_up(con: duckdb.DuckDBPyConnectio
 
 
 def test_game_missing_created_at_rejected(tmp_path: Path) -> None:
-    """ingest.py: a game without createdAt cannot be typed → rejected_records, reason naming createdAt;
+    """game_streams.py: a game without createdAt cannot be typed → rejected_records, reason naming createdAt;
     counts add up (2 fetched = 1 loaded + 0 skipped + 1 rejected).
 
     since=None (fetch_games then sends no since): the replay server's since filter fails on such a
@@ -488,7 +488,7 @@ def snapshot(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple[Any, ...]]]
 
 
 def test_rerun_is_idempotent(con: duckdb.DuckDBPyConnection, server: replay.ReplayServer) -> None:
-    """ingest.py: "Reruns are idempotent: every write is an upsert keyed by user id, (user id, day)
+    """request_plan.py: "Reruns are idempotent: every write is an upsert keyed by user id, (user id, day)
     or game id" → a second run (a day later) leaves every table's rows unchanged but fetched_at."""
     first = run(con, server)
     snap1 = snapshot(con)
@@ -504,7 +504,7 @@ def test_rerun_is_idempotent(con: duckdb.DuckDBPyConnection, server: replay.Repl
     later = NOW + dt.timedelta(days=1)
     second = run(con, server, now=later)
     assert snapshot(con) == snap1
-    # nothing changed in the profiles → only the profile request is made (ingest.py request plan)
+    # nothing changed in the profiles → only the profile request is made (request_plan.py)
     assert first.requests == 1 + 3 + 3
     assert (second.requests, second.games_fetched, second.streams_unchanged, second.histories_unchanged) == (1, 0, 3, 3)
     # the profiles were fetched again; no game was downloaded again, so raw_games keeps the first fetch time
@@ -519,9 +519,11 @@ def test_rerun_is_idempotent(con: duckdb.DuckDBPyConnection, server: replay.Repl
 # alice's brings `edge` (alice-olga).
 
 
-def run_ahead(con: duckdb.DuckDBPyConnection, server: replay.ReplayServer, ahead: ingest.Ahead) -> ingest.IngestReport:
+def run_ahead(
+    con: duckdb.DuckDBPyConnection, server: replay.ReplayServer, ahead: ingest_run.Ahead
+) -> ingest_report.IngestReport:
     client = make_client(server.base_url, "test-token", 5.0)
-    return ingest.ingest(con, client, PLAYERS, SINCE, NOW, ahead=ahead)  # type: ignore[arg-type]
+    return request_plan.ingest(con, client, PLAYERS, SINCE, NOW, ahead=ahead)  # type: ignore[arg-type]
 
 
 def games_of(cur: duckdb.DuckDBPyConnection, player: str) -> list[str]:
@@ -548,7 +550,7 @@ def test_the_work_starts_once_its_players_games_are_stored_and_runs_beside_the_r
         time.sleep(0.2)
         seen["done"] = True
 
-    report = run_ahead(con, server, ingest.Ahead(frozenset({"bob"}), work))
+    report = run_ahead(con, server, ingest_run.Ahead(frozenset({"bob"}), work))
     assert seen["bob"] == ["k1", "k2", "s2"]  # every game of bob's stream, committed
     assert seen["thread"] != threading.current_thread().name
     assert seen.get("done") is True  # the ingest waited for the work
@@ -561,7 +563,7 @@ def test_an_error_in_the_work_is_logged_and_the_ingest_goes_on(
     def work(cur: duckdb.DuckDBPyConnection) -> None:
         raise ValueError("the estimator broke")
 
-    report = run_ahead(con, server, ingest.Ahead(frozenset({"bob"}), work, name="the test's work"))
+    report = run_ahead(con, server, ingest_run.Ahead(frozenset({"bob"}), work, name="the test's work"))
     assert report.games_new == 4
     assert games_of(con, "alice") == ["edge", "k1", "s2"]
     warned = [r for r in caplog.records if r.levelno == logging.WARNING and "the test's work" in r.getMessage()]
@@ -573,5 +575,7 @@ def test_with_no_stream_of_its_players_the_work_starts_at_once(
 ) -> None:
     """carol's account is closed (no stream) and ghost is not on Lichess: the work does not wait."""
     ran: list[list[str]] = []
-    run_ahead(con, server, ingest.Ahead(frozenset({"carol", "ghost"}), lambda cur: ran.append(games_of(cur, "carol"))))
+    run_ahead(
+        con, server, ingest_run.Ahead(frozenset({"carol", "ghost"}), lambda cur: ran.append(games_of(cur, "carol")))
+    )
     assert ran == [[]]

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.inputs.config import load_config
-from pipeline.lichess import ingest
+from pipeline.lichess import ingest_report
 from pipeline.stages import context
 from pipeline.stages.ingest import ingest_batch, ingest_stage, ingest_watched, lichess_base_url, player_batches
 
@@ -58,7 +58,7 @@ def test_batches_store_what_one_ingest_stores(skeleton: Path) -> None:
             one = ingest_stage(single, inputs, base_url, night)
             parts = [ingest_batch(batched, inputs, base_url, night, players) for players in batches]
             parts.append(ingest_watched(batched, inputs, base_url, night, parts))
-        merged = ingest.merge_reports(parts)
+        merged = ingest_report.merge_reports(parts)
         assert content(batched.paths.database) == content(single.paths.database), night
         a, b = one.summary(), merged.summary()
         assert b["requests"] == a["requests"] + len(batches) - 1, night

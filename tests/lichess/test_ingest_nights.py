@@ -1,6 +1,6 @@
 """Night by night: incremental ingest against the replay server's `--now` world.
 
-Rules of the request plan (pipeline/lichess/ingest.py, docs/ingestion.md): a game still being
+Rules of the request plan (pipeline/lichess/request_plan.py, docs/ingestion.md): a game still being
 played when a night runs is not exported yet, so the cursor must stop before it; a casual game
 does not change the profile's rated-game count, so open round windows are searched with `vs`;
 two concurrent downloads are allowed, never more.
@@ -16,7 +16,7 @@ import duckdb
 from lichess_data import write_dataset
 
 from pipeline.domain.timecontrol import parse_time_control
-from pipeline.lichess import ingest
+from pipeline.lichess import game_streams, ingest_report, ingest_run, request_plan
 from pipeline.lichess.client import make_client
 from pipeline.sim import replay
 from pipeline.sim.games import DemoPlayer, EloWorld, history_json, user_json
@@ -34,12 +34,12 @@ def night(
     watch=(),
     concurrency: int = 1,
     options: replay.ReplayOptions | None = None,
-) -> ingest.IngestReport:
+) -> ingest_report.IngestReport:
     con = gateway.connect(db)
     try:
         with replay.running(dataset, now=now, options=options or replay.ReplayOptions(games_per_s=0)) as s:
             client = make_client(s.base_url, "test-token", 5.0)
-            return ingest.ingest(con, client, ids, None, now, watch=watch, concurrency=concurrency)
+            return request_plan.ingest(con, client, ids, None, now, watch=watch, concurrency=concurrency)
     finally:
         con.close()
 
@@ -119,7 +119,9 @@ def casual_world(tmp_path: Path) -> tuple[replay.Dataset, dt.datetime]:
 
 def test_casual_game_in_an_open_window_is_found_with_vs(tmp_path: Path) -> None:
     ds, start = casual_world(tmp_path)
-    watch = [ingest.WatchedBoard("playerone", "playertwo", start - dt.timedelta(days=3), start + dt.timedelta(days=10))]
+    watch = [
+        ingest_run.WatchedBoard("playerone", "playertwo", start - dt.timedelta(days=3), start + dt.timedelta(days=10))
+    ]
     ids = ["playerone", "playertwo"]
     db = tmp_path / "c.duckdb"
     night(ds, db, start + dt.timedelta(hours=3), ids, watch)
@@ -152,25 +154,15 @@ def test_two_concurrent_downloads_give_the_same_data_and_no_429(tmp_path: Path) 
 def test_malformed_line_is_rejected_alone(tmp_path: Path) -> None:
     """Raw first: a line that is not JSON is kept in rejected_records with the reason; the lines
     around it are stored (counts add up: fetched = loaded + rejected)."""
-    import threading
-
     con = gateway.connect(tmp_path / "m.duckdb")
     good = json.loads((SKELETON / "games.ndjson").read_text(encoding="utf-8").splitlines()[0])
     lines = iter([json.dumps(good), '{"id": "broken", "createdAt": 17', json.dumps({**good, "id": "Other001"})])
-    player = ingest.PlayerReport("alice")
-    report = ingest.IngestReport()
-    sink = ingest._GameSink(
-        con,
-        threading.Lock(),
-        "alice",
-        None,
-        ingest.Scope(frozenset({"alice", "bob"})),
-        dt.datetime(2026, 3, 20, tzinfo=UTC),
-        player,
-        report,
-        endpoint="games",
-        synced_games=None,
+    player = ingest_report.PlayerReport("alice")
+    report = ingest_report.IngestReport()
+    run = ingest_run.IngestRun(
+        con, None, ingest_run.Scope(frozenset({"alice", "bob"})), dt.datetime(2026, 3, 20, tzinfo=UTC), report
     )
+    sink = game_streams._GameSink(run, "alice", None, player, endpoint="games", synced_games=None)
     sink.consume(lines)
     sink.finish()
     assert con.sql("SELECT source, reason FROM rejected_records").fetchall() == [
@@ -195,7 +187,9 @@ def test_profiles_come_in_chunks_of_300(tmp_path: Path) -> None:
     try:
         with replay.running(ds) as s:
             client = make_client(s.base_url, "t", 5.0)
-            report = ingest.ingest(con, client, [u["id"] for u in users], None, dt.datetime(2026, 1, 1, tzinfo=UTC))
+            report = request_plan.ingest(
+                con, client, [u["id"] for u in users], None, dt.datetime(2026, 1, 1, tzinfo=UTC)
+            )
             profile_requests = s.requests_by_kind["users"]
         assert (profile_requests, report.users_loaded) == (2, 305)
         assert con.sql("SELECT count(*) FROM lichess_users").fetchall() == [(305,)]

@@ -95,7 +95,8 @@ def test_the_worker_gives_the_verdicts_replayed_here(
         assert {"pipeline.domain.verify", "chess.variant"} <= loaded
         assert {m.split(".")[0] for m in loaded} & {"prefect", "duckdb", "berserk", "polars"} == set()
         assert {
-            "pipeline.lichess.ingest",
+            "pipeline.lichess.request_plan",
+            "pipeline.lichess.game_streams",
             "pipeline.lichess.client",
             "pipeline.store",
             "pipeline.cli",

@@ -20,7 +20,7 @@ from skeleton_kit import AFTER_ALL, SKELETON, copy_skeleton
 
 from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
-from pipeline.lichess.ingest import IngestReport
+from pipeline.lichess.ingest_report import IngestReport
 from pipeline.sim import replay
 from pipeline.stages import context, record
 from pipeline.stages import ingest as ingest_stage

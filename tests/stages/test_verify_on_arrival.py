@@ -1,4 +1,4 @@
-"""Match games are verified as they stream in (pipeline/lichess/ingest.py, ``Scope``): the verdict
+"""Match games are verified as they stream in (pipeline/lichess/ingest_run.py, ``Scope``): the verdict
 is stored in the same transaction as the game, so after the last game of a night arrives the
 score step has nothing left to verify. Verdicts are the ones the score step would give.
 

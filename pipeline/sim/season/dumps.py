@@ -12,8 +12,8 @@ the movetext on one line with a ``{ [%clk h:mm:ss] }`` comment after every move.
 The clocks are made to agree with the game's JSON: each side's clock shows the initial time after
 its first move (Lichess starts the clocks after both first moves), then each move spends a share
 of the game's duration (the loser of a time forfeit also spends what was left), so that the
-backfill's estimate of ``last_move_at`` from the clocks (``pipeline.lichess.dump``) gives the JSON's
-``lastMoveAt`` to the second, except where the demo's duration is longer than the clocks could
+backfill's estimate of ``last_move_at`` from the clocks (``pipeline.lichess.dump_reader``) gives the
+JSON's ``lastMoveAt`` to the second, except where the demo's duration is longer than the clocks could
 have run (a few long games) or the game has fewer than three plies.
 
 The other players' games are cheap: each reuses the movetext (and time control and ending) of one

@@ -1,0 +1,262 @@
+"""The backfill from the Lichess open database's dumps: what pipeline/lichess/dump_reader.py reads,
+stored.
+
+* :func:`store_dump_games` writes the players' games as the API path does (``raw_games`` with the
+  PGN text as the raw record and ``source = 'dump'``, ``lichess_games``, ``rejected_records``) in
+  one transaction, never over a game the API already stored (its JSON says more than the dump); a
+  record it cannot store as a finished game (unreadable, or ``Unterminated``) is kept in
+  ``rejected_records`` under its ``Site`` game id and queued in ``refetch_games``: the next ingest
+  fetches it by id (pipeline/lichess/refetch_queue.py), since the cursors below move past its month;
+* :func:`place_cursors` moves each player's games cursor to the first millisecond after the
+  dumps' last month, so the next API fetch asks only for what the dumps do not hold.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+import zstandard
+
+from pipeline.errors import InputError
+from pipeline.lichess.client import GameRow, to_ms
+from pipeline.lichess.dump_reader import DumpFile, ScanCounts, parse_dump_game, refused_before, scan_dump, site_id
+from pipeline.store import gateway
+
+BATCH = 10_000  # games per transaction
+SOURCE = "dump"
+FILE_COUNTS = ("scanned", "matched", "new", "already_stored", "kept_api", "rejected", "queued", "before_horizon")
+QUEUE_NOTE = "queued to be fetched by id from the API at the next ingest"
+
+
+@dataclass
+class DumpReport:
+    """One backfill, per dump file and in total: scanned = games of others + matched; matched =
+    loaded + rejected + before_horizon (created before lichess.history_since: not stored, as the
+    API never fetches them); queued = the rejected ones queued in refetch_games; loaded = new + already_stored (the dump's copy, stored before by a
+    rerun: replaced by the same row) + kept_api (the API's copy is stored: it stays)."""
+
+    per_file: dict[str, dict[str, int]] = field(default_factory=dict)
+    cursors_moved: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def _sum(self, name: str) -> int:
+        return sum(c[name] for c in self.per_file.values())
+
+    @property
+    def files(self) -> list[dict[str, Any]]:
+        return [{"file": name, **counts} for name, counts in self.per_file.items()]
+
+    @property
+    def scanned(self) -> int:
+        return self._sum("scanned")
+
+    @property
+    def matched(self) -> int:
+        return self._sum("matched")
+
+    @property
+    def new(self) -> int:
+        return self._sum("new")
+
+    @property
+    def already_stored(self) -> int:
+        return self._sum("already_stored")
+
+    @property
+    def kept_api(self) -> int:
+        return self._sum("kept_api")
+
+    @property
+    def rejected(self) -> int:
+        return self._sum("rejected")
+
+    @property
+    def queued(self) -> int:
+        return self._sum("queued")
+
+    @property
+    def before_horizon(self) -> int:
+        return self._sum("before_horizon")
+
+    @property
+    def loaded(self) -> int:
+        return self.new + self.already_stored + self.kept_api
+
+    def summary(self) -> dict[str, Any]:
+        """The counts kept in the run record."""
+        totals = {name: self._sum(name) for name in FILE_COUNTS}
+        return totals | {"loaded": self.loaded, "cursors_moved": self.cursors_moved, "files": self.files}
+
+
+def _reject(text: str, key: str | None, reason: str, fetched_at: dt.datetime) -> dict[str, Any]:
+    """A refused record, kept whole: under its Site game id, or (none readable) under the md5 of its
+    text, 32 hex digits, which no 8-character game id equals and only the same bytes share."""
+    return {
+        "source": "game",
+        "record_key": key or hashlib.md5(text.encode()).hexdigest(),
+        "reason": reason,
+        "payload": text,
+        "fetched_at": fetched_at,
+    }
+
+
+def store_dump_games(
+    con: duckdb.DuckDBPyConnection,
+    records: list[tuple[str, str]],
+    fetched_at: dt.datetime,
+    report: DumpReport,
+    since: dt.datetime | None = None,
+) -> None:
+    """Type and store a batch of dump records, (file name, PGN text), in one transaction. A game
+    the API stored stays as the API stored it; a game the dump stored before is replaced by the
+    same row (a rerun); a game created before ``since`` (lichess.history_since) is counted, not
+    stored. A record that is refused (it does not read, or is ``Unterminated``) is kept in
+    rejected_records with the reason and, when its Site tag names a game the API has not stored
+    and it was not created before ``since``, queued in refetch_games: the cursors move past its
+    month, so only a fetch by id brings it in. Counts go to ``report`` in total and per file."""
+    rows, rejected, refused = _typed(records, fetched_at, report, since)
+    stored = {}
+    if rows or refused:
+        stored = dict(gateway.query(con, "queries/stored_game_sources", [list(rows) + list(refused)]).iter_rows())
+    keep = {gid: v for gid, v in rows.items() if stored.get(gid) != "api"}
+    for gid, (name, _, _) in rows.items():
+        kind = "kept_api" if gid not in keep else "already_stored" if gid in stored else "new"
+        report.per_file[name][kind] += 1
+    queued = []
+    for gid, name in refused.items():
+        if stored.get(gid) == "api":  # the API's copy is stored: nothing to fetch
+            rejected[gid]["reason"] = rejected[gid]["reason"].removesuffix(f": {QUEUE_NOTE}")
+            continue
+        report.per_file[name]["queued"] += 1
+        queued.append({"game_id": gid, "dump_file": name, "queued_at": fetched_at})
+    if not keep and not rejected:
+        return
+    with gateway.transaction(con):
+        gateway.upsert(
+            con,
+            "raw_games",
+            [
+                {"game_id": gid, "payload": json.dumps(text), "fetched_at": fetched_at, "source": SOURCE}
+                for gid, (_, text, _) in keep.items()
+            ],
+        )
+        gateway.upsert(con, "lichess_games", [row.__dict__ for _, _, row in keep.values()])
+        gateway.upsert(con, "rejected_records", list(rejected.values()))
+        gateway.upsert(con, "refetch_games", queued)
+
+
+def _typed(
+    records: list[tuple[str, str]], fetched_at: dt.datetime, report: DumpReport, since: dt.datetime | None
+) -> tuple[dict[str, tuple[str, str, GameRow]], dict[str, dict[str, Any]], dict[str, str]]:
+    """The records typed: the games to store by id (file name, PGN text, row), the refused records
+    by key, and the file of each refused record to queue by game id; counted per file in `report`."""
+    rows: dict[str, tuple[str, str, GameRow]] = {}
+    rejected: dict[str, dict[str, Any]] = {}
+    refused: dict[str, str] = {}  # game id → the file of its refused record
+    for name, text in records:
+        counts = report.per_file.setdefault(name, dict.fromkeys(FILE_COUNTS, 0))
+        try:
+            row = parse_dump_game(text)
+        except ValueError as e:
+            gid = site_id(text)
+            queue = gid is not None and not refused_before(text, since)
+            reason = f"{name}: {e}" + (f": {QUEUE_NOTE}" if queue else "")
+            record = _reject(text, gid, reason, fetched_at)
+            rejected[record["record_key"]] = record
+            counts["rejected"] += 1
+            if queue and gid is not None:
+                refused[gid] = name
+            continue
+        if since is not None and row.created_at < since:
+            counts["before_horizon"] += 1
+            continue
+        rows[row.game_id] = (name, text, row)
+    return rows, rejected, refused
+
+
+def backfill(
+    con: duckdb.DuckDBPyConnection,
+    dumps: list[DumpFile],
+    player_ids: Iterable[str],
+    history_since: dt.datetime | None,
+    fetched_at: dt.datetime,
+) -> DumpReport:
+    """Scan every dump for the players' games, store those created from ``history_since`` on (the
+    API path's horizon) in transactions of up to BATCH games, then place the players' cursors."""
+    wanted = frozenset(p.lower() for p in player_ids)
+    report = DumpReport()
+    batch: list[tuple[str, str]] = []
+    for dump in dumps:
+        counts = ScanCounts()
+        report.per_file[dump.path.name] = dict.fromkeys(FILE_COUNTS, 0)
+        try:
+            for game in scan_dump(dump.path, wanted, counts):
+                batch.append((dump.path.name, game.decode("utf-8", errors="replace")))
+                if len(batch) >= BATCH:
+                    store_dump_games(con, batch, fetched_at, report, history_since)
+                    batch = []
+        except zstandard.ZstdError as e:
+            raise InputError(dump.path, "", f"the zstd data does not decompress ({e}): download it again") from e
+        report.per_file[dump.path.name] |= {"scanned": counts.scanned, "matched": counts.matched}
+    store_dump_games(con, batch, fetched_at, report, history_since)
+    if dumps:
+        place_cursors(con, dumps, sorted(wanted), history_since, fetched_at, report)
+    return report
+
+
+def place_cursors(
+    con: duckdb.DuckDBPyConnection,
+    dumps: list[DumpFile],
+    player_ids: list[str],
+    history_since: dt.datetime | None,
+    at: dt.datetime,
+    report: DumpReport,
+) -> None:
+    """Each player's games cursor (the next API request's ``since``) moves to the first millisecond
+    after the last dump month, when that moves it forward and the dumps cover every month from where
+    it stood (its cursor, or else ``history_since``): the API then fetches only what the dumps do not
+    hold. Its synced game count is kept (the next run still streams from the new cursor)."""
+    first = dt.datetime.combine(dumps[0].month, dt.time(), tzinfo=dt.UTC)
+    end_ms = to_ms(dumps[-1].end)
+    cursors = {
+        r["user_id"]: r
+        for r in gateway.query(con, "queries/ingest_cursors").iter_rows(named=True)
+        if r["endpoint"] == "games"
+    }
+    rows = []
+    for uid in player_ids:
+        old = cursors.get(uid)
+        since = old["since_ms"] if old is not None and old["since_ms"] is not None else None
+        if since is None and history_since is not None:
+            since = to_ms(history_since)
+        if since is not None and since >= end_ms:
+            continue  # already past the dumps
+        if since is not None and since < to_ms(first):
+            report.warnings.append(
+                f"player {uid!r}: games are synced from {_utc(since)} but the dumps start at "
+                f"{first:%Y-%m-%d}: the games cursor stays (backfill the months before too)"
+            )
+            continue
+        rows.append(
+            {
+                "user_id": uid,
+                "endpoint": "games",
+                "since_ms": end_ms,
+                "synced_games": old["synced_games"] if old is not None else None,
+                "synced_rating": old["synced_rating"] if old is not None else None,
+                "updated_at": at,
+            }
+        )
+    with gateway.transaction(con):
+        gateway.upsert(con, "ingest_cursors", rows)
+    report.cursors_moved += len(rows)
+
+
+def _utc(ms: int) -> str:
+    return (dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(milliseconds=ms)).strftime("%Y-%m-%d %H:%M UTC")
