@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from pipeline.domain import bracket, scoring, standings, tiebreak
 from pipeline.errors import InputError
@@ -124,18 +124,6 @@ def num(v: Any) -> str:
     if f.is_integer():
         return str(int(f))
     return f"{f:.2f}".rstrip("0").rstrip(".")
-
-
-def esc(value: Any) -> str:
-    """HTML-escape a value as Jinja's autoescape does (markupsafe's entities)."""
-    return (
-        str(value)
-        .replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&#34;")
-        .replace("'", "&#39;")
-    )
 
 
 def match_result(m: dict[str, Any], entrant_id: str) -> str:
@@ -840,26 +828,28 @@ class Site:
             if uid not in links:
                 p = self.player(uid, name)
                 assert p is not None
-                links[uid] = f'<a href="../{esc(p["href"])}">{esc(p["name"])}</a>'
+                links[uid] = f'<a href="../{escape(p["href"])}">{escape(p["name"])}</a>'
             return links[uid]
 
         for g in self.snap.games:
             a = player_link(g["player_a_id"], g["player_a"])
             b = player_link(g["player_b_id"], g["player_b"])
-            gid = esc(g["game_id"])
-            link = f'<th scope="row"><a href="https://lichess.org/{esc(quote(g["game_id"], safe=""))}">{gid}</a></th>'
+            gid = escape(g["game_id"])
+            link = (
+                f'<th scope="row"><a href="https://lichess.org/{escape(quote(g["game_id"], safe=""))}">{gid}</a></th>'
+            )
             played = utc(g["created_at"])
             result = f"{num(g['a_points'])}–{num(g['b_points'])}" if g["a_points"] is not None else ""
-            counted = "yes" if g["counted"] else f"no: {esc(g['reason'])}"
-            flagged = f" (verification: {esc(g['verdict'])})" if g["verdict"] in ("mismatch", "unreadable") else ""
-            tc = esc(g["time_control"] or "")
+            counted = "yes" if g["counted"] else f"no: {escape(g['reason'])}"
+            flagged = f" (verification: {escape(g['verdict'])})" if g["verdict"] in ("mismatch", "unreadable") else ""
+            tc = escape(g["time_control"] or "")
             decider = ' class="decider"' if g["game_id"] in deciders else ""
             g["match_row"] = Markup(
                 f'<tr{decider}>{link}<td class="n">{g["board"]}</td><td>{played}</td><td>{a}</td><td>{b}</td>'
-                f'<td>{tc}</td><td>{esc(g["part"] or "—")}</td><td class="n">{result}</td><td>{counted}{flagged}</td></tr>\n'
+                f'<td>{tc}</td><td>{escape(g["part"] or "—")}</td><td class="n">{result}</td><td>{counted}{flagged}</td></tr>\n'
             )
             g["player_row"] = Markup(
-                f'<tr>{link}<td>{esc(g["stage"])}</td><td class="n">{g["round"]}</td><td>{played}</td>'
+                f'<tr>{link}<td>{escape(g["stage"])}</td><td class="n">{g["round"]}</td><td>{played}</td>'
                 f'<td>{a} v {b}</td><td>{tc}</td><td class="n">{result}</td><td>{counted}</td></tr>\n'
             )
 
