@@ -1141,20 +1141,10 @@ class Site:
         points: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for p in self.snap.cap_points:
             points[p["user_id"]].append(p)
-        charts = []
-        for p in self.snap.last_board:
-            evs = points.get(p["user_id"], [])
-            chart = svg.rating_chart(
-                f"Rating of {p['username']} since {p['cap_since']:%Y-%m-%d} against the cap of {p['cap']}",
-                [(e["rated_at"].astimezone(dt.UTC).date(), float(e["rating"])) for e in evs],
-                float(p["cap"]),
-                [
-                    (e["rated_at"].astimezone(dt.UTC).date(), float(e["rating"]), e["crossing"] == "counted")
-                    for e in evs
-                    if e["crossing"]
-                ],
-            )
-            charts.append({**p, "anchor": f"cap-{slug(p['user_id'])}", "chart": chart})
+        charts = [
+            {**p, "anchor": f"cap-{slug(p['user_id'])}", "chart": svg.cap_chart(p, points.get(p["user_id"], []))}
+            for p in self.snap.last_board
+        ]
         charted = {c["username"]: c["anchor"] for c in charts}
         findings = [
             {**f, "chart": charted.get(f["subject"]) if f["rule_id"].startswith("TEAM-CAP") else None}
