@@ -273,7 +273,7 @@ def estimate_ratings(con: duckdb.DuckDBPyConnection, stats: ratings.EstimateStat
 def ahead_of_audit(
     con: duckdb.DuckDBPyConnection, config: Config, inputs: context.Inputs, now: dt.datetime
 ) -> Ahead | None:
-    """What the audit and export stages of a team event can do while the ingest still downloads:
+    """What the audit stage of a team event can do while the ingest still downloads:
     once the games of the players whose RDs can change tonight are stored (a last-board player's,
     and another player's until their TEAM-ELIG-7 due time, if that is after the last audit), the
     TD's files and this run's parameters are written and the RD estimates brought up to date
