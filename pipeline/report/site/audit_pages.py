@@ -42,7 +42,7 @@ def audits(pages: Pages, public: bool) -> dict[str, bytes]:
     return {"audits/index.html" if public else "index.html": html.encode("utf-8")}
 
 
-def attention(pages: Pages, index: bool) -> dict[str, bytes]:
+def attention_page(pages: Pages, index: bool) -> dict[str, bytes]:
     """The private folder's attention.html (what needs the TDs, from the snapshot's attention
     view), also its index.html when `index` (the audits are public: nothing else is private)."""
     from pipeline.report.attention_text import HEADINGS

@@ -128,7 +128,7 @@ def render_site(
             if has_audits_csv:
                 private["audit_findings.csv"] = audits_csv.read_bytes()
     if snap.attention is not None:  # the TDs' own page, whatever the audits' switch
-        private.update(audit_pages.attention(pages, index="index.html" not in private))
+        private.update(audit_pages.attention_page(pages, index="index.html" not in private))
         private["style.css"] = STYLESHEET.read_bytes()
         private["favicon.svg"] = ICON.read_bytes()
     files.update(pages.files)

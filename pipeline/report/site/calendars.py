@@ -21,7 +21,7 @@ def calendars(pages: Pages) -> None:
     tid = slug(pages.config.tournament_id)
     windows = pages.round_windows()
     knockouts = [s for s in pages.config.stages if s.kind == "knockout"]
-    labels = knockout.knockout_labels(pages, knockouts)
+    labels = knockout.match_labels(pages, knockouts)
     boards: dict[tuple[str, int, str], list[str]] = defaultdict(list)  # a team match's board pairings
     for b in pages.snap.boards:
         if b["part"] == "total" and pages.team_event:

@@ -66,7 +66,7 @@ def current_round(pages: Pages) -> dict[str, Any] | None:
     stage_name, rnd = (open_now or paired)[-1]
     stage = pages.config.stage(stage_name)
     knockouts = [s for s in pages.config.stages if s.kind == "knockout"]  # the roles read every knockout stage
-    labels = knockout.knockout_labels(pages, knockouts) if stage.kind == "knockout" else {}
+    labels = knockout.match_labels(pages, knockouts) if stage.kind == "knockout" else {}
     matches = []
     for m in (m for m in pages.snap.matches if m["stage"] == stage_name and m["round"] == rnd):
         state = match_state(m)

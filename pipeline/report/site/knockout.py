@@ -66,7 +66,7 @@ def bracket_page(pages: Pages) -> None:
     in next (:func:`bracket_columns`), so a match sits between the two that feed it; the
     third-place match and replays are drawn below the tree, in their round's column."""
     knockouts = [s for s in pages.config.stages if s.kind == "knockout"]
-    labels = knockout_labels(pages, knockouts)
+    labels = match_labels(pages, knockouts)
     columns = []
     for stage in knockouts:
         for rnd in pages.stage_rounds[stage.name]:
@@ -107,7 +107,7 @@ def bracket_page(pages: Pages) -> None:
         )
 
 
-def knockout_labels(pages: Pages, knockouts: Sequence[Stage]) -> dict[tuple[str, int, str], tuple[str, str]]:
+def match_labels(pages: Pages, knockouts: Sequence[Stage]) -> dict[tuple[str, int, str], tuple[str, str]]:
     """(stage, round, team a id) → (role, label) of each knockout match: the role as the placings
     read the bracket (bracket.knockout_roles: the final and the third-place match told apart by
     the semifinals), numbered where a round has several ("Semifinal 1", "Semifinal 2" in the

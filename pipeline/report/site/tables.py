@@ -61,7 +61,7 @@ def standings_pages(pages: Pages) -> None:
                 pools[r["pool"]].append(r)
             groups = []
             for pool, entries in sorted(pools.items(), key=lambda p: (p[0] is not None, p[0] or 0)):
-                explained = explain(pages, stage, rnd, entries, byes)
+                explained = tiebreak_explanations(pages, stage, rnd, entries, byes)
                 groups.append(
                     {
                         "pool": pool,
@@ -109,7 +109,7 @@ def standings_columns(pages: Pages, stage: Stage, has_byes: bool) -> list[tuple[
     return [(c, heads[c]) for c in cols]
 
 
-def explain(
+def tiebreak_explanations(
     pages: Pages, stage: Stage, rnd: int, entries: list[dict[str, Any]], byes: list[Bye]
 ) -> list[dict[str, Any]]:
     """Per entrant, how its tiebreak numbers arise, from the same table the standings ranked
