@@ -435,14 +435,10 @@ def _prefect_unavailable(home: Path, early: Any = None) -> str | None:
 def _warm_up() -> None:
     """What the run will need and Prefect's temporary server does not, started in the background
     while that server starts in its own process (about 9 s on two cores, while the ingest's head
-    start downloads): the flow's modules and matplotlib imported (docs/benchmarks.md, Quick
-    start)."""
+    start downloads): the flow's modules imported (docs/benchmarks.md, Quick start)."""
 
     def imports() -> None:
         import flows.nightly  # noqa: F401
-        from pipeline.report import charts
-
-        charts.import_matplotlib()
 
     threading.Thread(target=imports, name="nightly-imports", daemon=True).start()
 

@@ -1,6 +1,6 @@
 """What TDs publish from the scored tables: results_<stage>.csv, the round posts (round_*.md) and
-audit_findings.csv. ``run.export_stage`` decides which files to write; this module says what is
-in them. Every name shown is a display name (the player's Lichess spelling, the team as
+audit_findings.csv. ``pipeline.stages.export.export_stage`` decides which files to write; this
+module says what is in them. Every name shown is a display name (the player's Lichess spelling, the team as
 teams.csv spells it: the ``names`` query), ids stay in the ``*_id`` columns; every TD-typed text
 in a post goes through :func:`exports.markdown_cell`.
 

@@ -273,13 +273,12 @@ def estimate_ratings(con: duckdb.DuckDBPyConnection, stats: ratings.EstimateStat
 def ahead_of_audit(
     con: duckdb.DuckDBPyConnection, config: Config, inputs: context.Inputs, now: dt.datetime
 ) -> Ahead | None:
-    """What the audit and export stages of a team event can do while the ingest still downloads:
+    """What the audit stage of a team event can do while the ingest still downloads:
     once the games of the players whose RDs can change tonight are stored (a last-board player's,
     and another player's until their TEAM-ELIG-7 due time, if that is after the last audit), the
-    TD's files and this run's parameters are written, the RD estimates brought up to date
-    (:func:`estimate_ratings`) and the cap charts drawn beside the database
-    (``export.draw_cap_charts_ahead``). The audit and the export check that their inputs are
-    unchanged (the estimates' cursor and digest, the charts' digests) and redo what is not.
+    TD's files and this run's parameters are written and the RD estimates brought up to date
+    (:func:`estimate_ratings`). The audit checks that their inputs are unchanged (the estimates'
+    cursor and digest) and redoes what is not.
     None before the first audit (nothing to resume) and for an individual event (no RDs)."""
     last = gateway.query(con, "queries/last_audit_time").item()
     if config.kind != "team" or last is None:
@@ -288,18 +287,15 @@ def ahead_of_audit(
     players = frozenset(r["user_id"] for r in tracked if r["until"] is None or r["until"] > last)
 
     def work(cur: duckdb.DuckDBPyConnection) -> None:
-        from pipeline.stages import export  # export reads this module
-
         context.write_td_inputs(cur, inputs)
         write_params(cur, config, now)
         stats = ratings.EstimateStats()
         estimate_ratings(cur, stats)
-        charts = export.draw_cap_charts_ahead(config, cur)
-        log.info("ahead of the audit: %d games rated, %d cap charts up to date", stats.games_rated, charts)
+        log.info("ahead of the audit: %d games rated", stats.games_rated)
 
     from pipeline.lichess.ingest_run import Ahead
 
-    return Ahead(players, work, name="the RD estimates and cap charts, ahead of the audit")
+    return Ahead(players, work, name="the RD estimates, ahead of the audit")
 
 
 # --------------------------------------------------------------------------- the stage

@@ -4,20 +4,16 @@ publishes, written from the database (read-only) into ``paths.exports``.
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pipeline.model import Config
 from pipeline.report import exports
 from pipeline.report.posts import round_post, write_findings, write_results, write_standings
 from pipeline.stages import audit, pairing, placings
 from pipeline.store import gateway
-
-if TYPE_CHECKING:
-    from pipeline.report import charts
 
 log = logging.getLogger(__name__)
 
@@ -91,33 +87,11 @@ def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None
 
 
 def write_cap_charts(config: Config, con: Any) -> list[Path]:
-    """TEAM-CAP-1..5: one chart per last-board player, ``<exports>/charts/cap_<user_id>.png``: the
-    rating since cap_since against the cap, crossings marked (counted or not) with their RD; the
-    cap findings link it. Nothing before the first audit run (its parameters pick the players).
-    A chart drawn ahead from the same inputs (:func:`draw_cap_charts_ahead`) is copied."""
-    from pipeline.report import charts
-
-    return charts.write_cap_charts(cap_charts(config, con, config.paths.exports / "charts"), drawn=charts_ahead(config))
-
-
-def charts_ahead(config: Config) -> Path:
-    """Where :func:`draw_cap_charts_ahead` draws: ``<database>.charts/`` beside the (working)
-    database, out of the exports, which a run changes only once it has scored and audited."""
-    db = config.paths.database
-    return db.with_name(f"{db.stem}.charts")
-
-
-def draw_cap_charts_ahead(config: Config, con: Any) -> int:
-    """The cap charts as the database stands, drawn into :func:`charts_ahead` (only those whose
-    inputs changed since they were drawn there); returns how many charts there are."""
-    from pipeline.report import charts
-
-    return len(charts.write_cap_charts(cap_charts(config, con, charts_ahead(config))))
-
-
-def cap_charts(config: Config, con: Any, folder: Path) -> list[charts.CapChart]:
-    """The cap charts to write (``charts.CapChart``), each as ``<folder>/cap_<user_id>.png``."""
-    from pipeline.report import charts
+    """TEAM-CAP-1..5: one chart per last-board player, ``<exports>/charts/cap_<user_id>.svg``, the
+    chart the audits page shows (pipeline/report/site/svg.py): the rating since cap_since against
+    the cap, crossings marked, counted or not; the cap findings link it. Nothing before the first
+    audit run (its parameters pick the players)."""
+    from pipeline.report.site import svg
 
     players = gateway.query(con, "queries/cap_chart_players").to_dicts()
     if not players:
@@ -125,20 +99,12 @@ def cap_charts(config: Config, con: Any, folder: Path) -> list[charts.CapChart]:
     events: dict[str, list[dict[str, Any]]] = {}
     for e in gateway.query(con, "queries/cap_chart_points").iter_rows(named=True):
         events.setdefault(e["user_id"], []).append(e)
-    wanted = []
+    written = []
     for p in players:
-        evs = events.get(p["user_id"], [])
-        wanted.append(
-            charts.CapChart(
-                folder / f"cap_{p['user_id']}.png",
-                p["username"],
-                p["cap"],
-                [(e["rated_at"], e["rating"]) for e in evs],
-                [(e["rated_at"], e["rating"], e["rd_est"], e["crossing"] == "counted") for e in evs if e["crossing"]],
-                p["cap_since"].astimezone(dt.UTC).date(),
-            )
-        )
-    return wanted
+        path = config.paths.exports / "charts" / f"cap_{p['user_id']}.svg"
+        exports.write_bytes(path, svg.cap_chart_file(p, events.get(p["user_id"], [])))
+        written.append(path)
+    return written
 
 
 def write_trf_files(config: Config, con: Any) -> list[Path]:

@@ -93,7 +93,7 @@ summary AS (
                                                                               WHEN 'replacement' THEN 'replacement on board' ELSE 'board' END,
                   (SELECT boards FROM a), p.team, p.cap, p.why, strftime(timezone('UTC', p.since), '%Y-%m-%d'),
                   CASE WHEN st.games_since = 0 AND s.all_daily THEN ' (no games stored since then: from the daily rating history, RD unknown)' ELSE '' END) AS head,
-           format('chart: charts/cap_{}.png', p.user_id) AS chart,
+           format('chart: charts/cap_{}.svg', p.user_id) AS chart,
            coalesce('https://lichess.org/' || coalesce(p.first_counted_game, p.first_game), 'https://lichess.org/@/' || p.username) AS url
     FROM per_player p
     LEFT JOIN spells s USING (user_id)

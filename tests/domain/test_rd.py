@@ -1,5 +1,5 @@
 """RD estimates from ratingDiffs (TEAM-CAP-5: a crossing made while the RD is above 80 does not
-count), the rating_estimates table, and the board-4 cap charts.
+count) and the rating_estimates table.
 
 Expectations come from Glicko-2 as Lichess runs it, computed by hand here (Glickman's steps 3-8
 with lila's live decay and 1.02 antichess gain factor) or from worlds rated by pipeline.domain.glicko,
@@ -14,7 +14,6 @@ import json
 import math
 import re
 import shutil
-import struct
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,6 @@ from rd_simulation import simulate
 
 from pipeline.domain import glicko, rd
 from pipeline.lichess import client
-from pipeline.report import charts
 from pipeline.stages import ratings
 from pipeline.store import gateway
 
@@ -548,36 +546,3 @@ def test_write_rating_estimates_with_no_games_empties_the_table(tmp_path: Path) 
         assert con.sql("SELECT count(*) FROM rating_estimates").fetchall() == [(0,)]
     finally:
         con.close()
-
-
-# --------------------------------------------------------------------------- charts
-
-
-def _png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
-    return struct.unpack(">II", data[16:24])
-
-
-def test_cap_chart_is_a_png_with_the_crossings_marked(tmp_path: Path) -> None:
-    """TEAM-CAP-3/5: the series, the cap line and two crossings (one counted, one not: RD 116)."""
-    t0 = dt.datetime(2025, 1, 5, 12, tzinfo=UTC)
-    points = [(t0 + dt.timedelta(days=i), 2150 + (i * 7) % 60) for i in range(60)]
-    crossings = [(t0 + dt.timedelta(days=7), 2201, 116.0, False), (t0 + dt.timedelta(days=40), 2205, 47.2, True)]
-    path = charts.write_cap_chart(
-        tmp_path / "charts" / "p.png", "Forkblitz-97", 2200, points, crossings, dt.date(2025, 1, 1)
-    )
-    assert path == tmp_path / "charts" / "p.png"
-    assert _png_size(path) == (1100, 506)
-    assert 10_000 < path.stat().st_size < 1_000_000
-    fig = charts.cap_figure("Forkblitz-97", 2200, points, crossings, dt.date(2025, 1, 1))
-    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
-    assert sorted(texts) == ["RD 116", "RD 47"]
-    assert fig.texts[0].get_text() == "Forkblitz-97: board-4 rating since 2025-01-01 against the 2200 cap"
-
-
-def test_cap_chart_without_games_says_so(tmp_path: Path) -> None:
-    path = charts.write_cap_chart(tmp_path / "empty.png", "Nobody", 2150, [], [], dt.date(2025, 1, 1))
-    assert _png_size(path) == (1100, 506)
-    fig = charts.cap_figure("Nobody", 2150, [], [], dt.date(2025, 1, 1))
-    assert [t.get_text() for t in fig.axes[0].texts] == ["no rated games since 2025-01-01"]

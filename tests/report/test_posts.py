@@ -353,10 +353,10 @@ def test_score_and_audit_rewrite_every_export_they_change(tmp_path: Path) -> Non
     # standings, results, the two round posts, swiss.trf, the findings, four cap charts and placings.csv
     assert f"exports: 11 files refreshed in {ex}" in audited.stdout.splitlines()
     assert sorted(p.name for p in (ex / "charts").iterdir()) == [
-        "cap_amir.png",
-        "cap_bea.png",
-        "cap_dee.png",
-        "cap_gia.png",
+        "cap_amir.svg",
+        "cap_bea.svg",
+        "cap_dee.svg",
+        "cap_gia.svg",
     ]
     assert "TEAM-CONDUCT-3" not in {r["rule_id"] for r in rows(ex / "audit_findings.csv")}
 

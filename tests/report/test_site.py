@@ -23,7 +23,7 @@ from skeleton_kit import AFTER_ALL, copy_skeleton, run_skeleton
 from pipeline.errors import InputError
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
-from pipeline.report.site import MARKER, build_site, swap_in
+from pipeline.report.site import MARKER, build_site, svg, swap_in
 
 MAX_PAGE_BYTES = 500 * 1024
 
@@ -434,6 +434,10 @@ def test_the_demo_shows_its_bracket_rulings_and_charts(demo_sites: dict[str, Con
     private = (team.paths.site_private / "index.html").read_text(encoding="utf-8")
     players = view(team.paths.database, "SELECT count(*) FROM last_board_players")[0][0]
     assert private.count('<svg class="chart"') == players
+    # the exports' cap charts are those charts as files of their own (one drawing: svg.cap_chart)
+    for (user_id,) in view(team.paths.database, "SELECT user_id FROM last_board_players"):
+        drawn = (team.paths.exports / "charts" / f"cap_{user_id}.svg").read_text(encoding="utf-8")
+        assert drawn.splitlines()[1].replace(svg.FILE_STYLE, "") in private
     # names as Lichess spells them, never the ids
     (name,) = view(acwc.paths.database, "SELECT username FROM players WHERE username <> lower(username) LIMIT 1")[0]
     assert name in (acwc.paths.site / "entrants.html").read_text(encoding="utf-8")

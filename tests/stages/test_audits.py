@@ -808,7 +808,7 @@ def cross(
 
 
 HEAD = "board 4 of Kings, cap 2200 (no AGM or ASGM; TEAM-CAP-1), ratings since 2025-01-01"
-CHART = "chart: charts/cap_capper.png"
+CHART = "chart: charts/cap_capper.svg"
 
 
 def test_team_cap_clean_at_the_cap_is_not_above(tmp_path: Path) -> None:
