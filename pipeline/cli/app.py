@@ -148,9 +148,10 @@ class _Stopper:
         signum = stops[0]
         self.seen.set()
         from pipeline.cli import console
+        from pipeline.progress import stop_progress
         from pipeline.stages import record
 
-        console.stop_progress()
+        stop_progress()
 
         reason = "interrupted by the user (Ctrl-C)" if signum == signal.SIGINT else "stopped by SIGTERM"
         try:
@@ -302,23 +303,24 @@ def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False, r
 
         console.quiet_prefect()
         if unavailable is None:
-            flows_nightly.BODY_STARTED.clear()
-            flows_nightly.BODY_RESULTS.clear()
+            handover = flows_nightly.Handover()
             try:
                 with prefect_env.flow_run_settings():
-                    result = flows_nightly.nightly(config_path=str(config), now=now, dry_run=dry_run, refresh=refresh)
+                    result = flows_nightly.nightly(
+                        config_path=str(config), now=now, dry_run=dry_run, refresh=refresh, handover=handover
+                    )
             except Exception as e:
                 server = _prefect_server_of(e)
-                if flows_nightly.BODY_RESULTS and server is not None:
-                    result = flows_nightly.BODY_RESULTS[-1]  # published: only Prefect's record of it failed
+                if handover.result is not None and server is not None:
+                    result = handover.result  # published: only Prefect's record of it failed
                     log.info("Prefect failed after the run published", exc_info=e, extra={"file_only": True})
                     log.warning(
                         "%s; the run finished and published, but Prefect's record of its flow run is incomplete",
                         _stopped_answering(server, e),
                     )
-                elif server is not None and flows_nightly.BODY_STARTED.is_set():
+                elif server is not None and handover.started:
                     raise MachineError(_stopped_answering(server, e)) from e
-                elif flows_nightly.BODY_STARTED.is_set():
+                elif handover.started:
                     raise
                 else:
                     log.info("Prefect failed before the flow started", exc_info=e, extra={"file_only": True})
@@ -371,10 +373,10 @@ def _head_start(
     Prefect's temporary server starts in its own process from the moment the lock is held, and
     the two share the machine's cores (the quick start's nightly took about 2 s less with it,
     docs/benchmarks.md)."""
-    from pipeline.cli import console
+    from pipeline.progress import ingest_progress, replay_throttle
     from pipeline.stages import ingest
 
-    progress = console.ingest_progress(len(inputs.player_ids()), console.replay_throttle(run.config))
+    progress = ingest_progress(len(inputs.player_ids()), replay_throttle(run.config))
     work = run.work
     if refresh:
         from pipeline.stages.refresh import refresh_config
@@ -491,7 +493,8 @@ def _print_standings(cfg: Any) -> None:
 @app.command()
 def ingest(config: ConfigOpt, now: NowOpt = None) -> None:
     """Fetch profiles, antichess rating histories and games (working database; published at the end)."""
-    from pipeline.cli.console import ingest_progress, ingest_summary, replay_throttle
+    from pipeline.cli.console import ingest_summary
+    from pipeline.progress import ingest_progress, replay_throttle
     from pipeline.stages import record
     from pipeline.stages.ingest import ingest_stage, lichess_base_url
 
@@ -553,7 +556,8 @@ def score(config: ConfigOpt, now: NowOpt = None) -> None:
     database, published at the end, so a TD sees a re-run round at once); rewrite the exports."""
     from dataclasses import asdict
 
-    from pipeline.cli.console import rounds_scored, verify_progress
+    from pipeline.cli.console import rounds_scored
+    from pipeline.progress import verify_progress
     from pipeline.stages import record
     from pipeline.stages.score import score_stage
 
