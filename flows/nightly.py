@@ -20,7 +20,7 @@ task also takes the handle of the audits running beside the score task), so noth
 unhashable crosses a task boundary (``NO_CACHE``: a nightly run must never be skipped by a cache
 hit). Only fetching is retried: an ingest task that failed because Lichess did (after the
 client's own per-request retries) runs again, resuming from its cursors; bad data and bad
-rulings fail at once. One progress display (``pipeline.cli.console.IngestProgress``) spans the
+rulings fail at once. One progress display (``pipeline.progress.IngestProgress``) spans the
 batches. Batches run one after another: Lichess asks for one download at a time
 (``lichess.concurrency`` allows 2, its limit, inside a batch), and that limit is per token,
 not per task.
@@ -32,13 +32,17 @@ because Lichess did runs again up to ``INGEST_RETRIES`` times after :func:`retry
 anything else fails at once). :func:`nightly_without_prefect` runs that body with no flow run,
 for when Prefect's server is unavailable (``antichess-td nightly`` decides, before the flow
 starts): the run is the same, and its record says it went on without Prefect.
+
+What the body hands its caller goes in a :class:`Handover` the caller passes in: whether the body
+started, and its result once it returned. A flow call can fail around a body that never ran (Prefect
+itself failed: the caller may run the body without Prefect) or after it published (only Prefect's
+record of the flow run failed: the caller reports the run as the body did).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -49,16 +53,22 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
-from pipeline.cli.console import IngestProgress, ingest_progress, replay_throttle, verify_progress
 from pipeline.domain.attention import Item
 from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
 from pipeline.lichess.ingest_report import IngestReport, merge_reports
 from pipeline.model import Config
+from pipeline.progress import IngestProgress, ingest_progress, replay_throttle, verify_progress
 from pipeline.stages import attention, audit, context, export, notify, record, score, site
-from pipeline.stages import ingest as ingest_stage
-from pipeline.stages import refresh as refreshing
-from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches
+from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches, session, taken
+from pipeline.stages.refresh import (
+    close_unchanged,
+    closing_rounds,
+    idle_result,
+    record_inputs,
+    refresh_config,
+    unchanged_since,
+)
 
 INGEST_RETRIES = 2
 
@@ -84,7 +94,7 @@ def ingest_batch_task(
     players: tuple[str, ...],
     progress: IngestProgress | None = None,
 ) -> IngestReport:
-    downloaded = ingest_stage.taken(config, inputs, now, players)  # by the CLI's head start
+    downloaded = taken(config, inputs, now, players)  # by the CLI's head start
     return downloaded if downloaded is not None else ingest_batch(config, inputs, base_url, now, players, progress)
 
 
@@ -154,13 +164,20 @@ TaskCall = Callable[..., Any]
 """How the body calls a task: ``call(task, retry_delay_s, *args)`` returns the task's result;
 ``retry_delay_s`` is None for a task that is never retried (only fetching is)."""
 
-BODY_STARTED = threading.Event()
-"""Set when the body starts: a flow call that failed before it did never ran a stage (Prefect
-itself failed, e.g. its server could not start), so the CLI may run the body without Prefect."""
 
-BODY_RESULTS: list[dict[str, Any]] = []
-"""The body's result once it has returned (published): a flow call that fails after that failed
-only to tell Prefect's server how it ended, and the CLI reports the run as the body did."""
+class Handover:
+    """What the body hands the caller of a flow call, whatever the call raises around it:
+    ``started`` once the body began (a call that failed before it did never ran a stage: Prefect
+    itself failed, e.g. its server could not start, and the caller may run the body without
+    Prefect); ``result`` the body's result once it returned (published: a call that fails after
+    that failed only to tell Prefect's server how it ended, and the caller reports the run as the
+    body did). No ``__dict__``: Prefect records it among the flow run's parameters as ``<Handover>``."""
+
+    __slots__ = ("result", "started")
+
+    def __init__(self) -> None:
+        self.started = False
+        self.result: dict[str, Any] | None = None
 
 
 def through_prefect(task: Any, retry_delay_s: float | None, *args: Any) -> Any:
@@ -168,8 +185,8 @@ def through_prefect(task: Any, retry_delay_s: float | None, *args: Any) -> Any:
     retries after ``retry_delay_s``, on Lichess errors only (``_lichess_failed``). Each argument
     is passed ``quote``d, and the task's function receives it as it is: the body calls tasks with
     values, never futures, so Prefect has nothing to find by walking them (the TD's files, the
-    findings, every pairing), which it did twice per task run (about 1.4 s of the quick start's
-    nightly on the main thread, py-spy)."""
+    findings, every pairing), which it does twice per task run for an argument not quoted (about
+    1.4 s of the quick start's nightly on the main thread, py-spy)."""
     quoted = [quote(a) for a in args]
     if retry_delay_s is None:
         return task(*quoted)
@@ -206,105 +223,142 @@ def run_nightly(
     without_prefect: str | None = None,
     dry_run: bool = False,
     refresh: bool = False,
+    handover: Handover | None = None,
 ) -> dict[str, Any]:
     """The nightly run, whoever calls its tasks (see the module docstring); ``without_prefect``:
     why Prefect is not used (recorded as the ``start`` stage's counts and a warning); ``dry_run``:
     the notifications are shown, not sent; ``refresh``: a refresh run (pipeline/stages/refresh.py:
-    only on a closing day, histories once a day, and nothing published when nothing is new)."""
-    BODY_STARTED.set()
+    only on a closing day, histories once a day, and nothing published when nothing is new);
+    ``handover``: told that the body started, and its result."""
+    if handover is not None:
+        handover.started = True
     config = load_config(Path(config_path))
     at = dt.datetime.fromisoformat(now.replace("Z", "+00:00")) if now else dt.datetime.now(dt.UTC)
     with record.recorded(config, "refresh" if refresh else "nightly", at, flow_run_id=flow_run_id) as run:
-        at = run.as_of  # the CLI's run, when this body runs inside it: its time, its head start's
         if without_prefect is not None:
             warning = without_prefect_warning(without_prefect)
             log.warning("%s", warning)
             run.done("start", {"prefect": "unavailable", "reason": without_prefect}, warnings=[warning])
-        run.stage("validate")
-        inputs = context.read_inputs(config)
-        digest = refreshing.record_inputs(run)
-        work = run.work
-        if refresh:
-            if not refreshing.closing_rounds(inputs, at):
-                BODY_RESULTS.append(refreshing.idle_result(run))
-                return BODY_RESULTS[-1]
-            work = refreshing.refresh_config(work, at)
-        run.stage("ingest")
-        delay_s = retry_delay_s(config)
-        with ingest_stage.session(
-            work,
-            inputs,
-            at,
-            at if now else None,
-            lambda: ingest_progress(len(inputs.player_ids()), replay_throttle(config)),
-        ) as (base_url, progress):
-            batches = [
-                call(ingest_batch_task, delay_s, work, inputs, base_url, at, players, progress)
-                for players in player_batches(inputs)
-            ]
-            watched = call(watch_task, delay_s, work, inputs, base_url, at, batches)
-        ingested = merge_reports([*batches, watched]).summary()
-        run.done("ingest", record.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"])
-        since = refreshing.unchanged_since(run, digest, ingested) if refresh else None
+        result = _stages(config, run, call, bool(now), dry_run, refresh)
+    if handover is not None:
+        handover.result = result
+    return result
 
-        run.stage("score")
-        if since is not None:  # a refresh that stored nothing new: the audits wait for what the score says
-            scored = call(score_task, None, work, inputs, at, None)
+
+def _stages(
+    config: Config, run: record.Run, call: TaskCall, replay: bool, dry_run: bool, refresh: bool
+) -> dict[str, Any]:
+    """The run's stages, in order (see :func:`run_nightly`); ``replay``: the replay server serves
+    the season as it stood at the run's time (``--now``)."""
+    at = run.as_of  # the CLI's run, when this body runs inside it: its time, its head start's
+    run.stage("validate")
+    inputs = context.read_inputs(config)
+    digest = record_inputs(run)
+    work = run.work
+    if refresh:
+        if not closing_rounds(inputs, at):
+            return idle_result(run)
+        work = refresh_config(work, at)
+    ingested = _ingest(config, run, call, work, inputs, at, at if replay else None)
+    since = unchanged_since(run, digest, ingested) if refresh else None
+
+    run.stage("score")
+    if since is not None:  # a refresh that stored nothing new: the audits wait for what the score says
+        scored = call(score_task, None, work, inputs, at, None)
+        run.done("score", scored, warnings=scored["notes"])
+        if not scored["rescored_rounds"]:
+            return {"run_id": run.run_id, "ingest": ingested, "score": scored, "refresh": close_unchanged(run, since)}
+        run.stage("audit")
+        report = call(audit_task, None, work, inputs, at, None)
+    else:
+        with audit.beside_score(work, inputs, at) as early:  # the audits that read no scores run meanwhile
+            scored = call(score_task, None, work, inputs, at, early)
             run.done("score", scored, warnings=scored["notes"])
-            if not scored["rescored_rounds"]:
-                result = {"run_id": run.run_id, "ingest": ingested, "score": scored}
-                result["refresh"] = refreshing.close_unchanged(run, since)
-                BODY_RESULTS.append(result)
-                return result
+
             run.stage("audit")
-            report = call(audit_task, None, work, inputs, at, None)
-        else:
-            with audit.beside_score(work, inputs, at) as early:  # the audits that read no scores run meanwhile
-                scored = call(score_task, None, work, inputs, at, early)
-                run.done("score", scored, warnings=scored["notes"])
+            report = call(audit_task, None, work, inputs, at, early)
+    audited = report.summary()
+    run.done("audit", audited, warnings=audited["notes"])
+    return {"run_id": run.run_id, "ingest": ingested, "score": scored, "audit": audited} | _publish(
+        run, call, work, at, report.findings, dry_run
+    )
 
-                run.stage("audit")
-                report = call(audit_task, None, work, inputs, at, early)
-        audited = report.summary()
-        run.done("audit", audited, warnings=audited["notes"])
 
-        run.stage("export")
-        exported = call(export_task, None, work, report.findings)  # the audits are not evaluated again
-        run.done("export", {"files": len(exported)})
+def _ingest(
+    config: Config,
+    run: record.Run,
+    call: TaskCall,
+    work: Config,
+    inputs: context.Inputs,
+    at: dt.datetime,
+    replay_at: dt.datetime | None,
+) -> dict[str, Any]:
+    """The ingest stage: a task per player batch (each takes what the CLI's head start downloaded
+    for it), then the casual-game searches, under one progress display; returns its summary."""
+    run.stage("ingest")
+    delay_s = retry_delay_s(config)
+    with session(
+        work,
+        inputs,
+        at,
+        replay_at,
+        lambda: ingest_progress(len(inputs.player_ids()), replay_throttle(config)),
+    ) as (base_url, progress):
+        batches = [
+            call(ingest_batch_task, delay_s, work, inputs, base_url, at, players, progress)
+            for players in player_batches(inputs)
+        ]
+        watched = call(watch_task, delay_s, work, inputs, base_url, at, batches)
+    ingested = merge_reports([*batches, watched]).summary()
+    run.done("ingest", record.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"])
+    return ingested
 
-        run.stage("attention")  # what needs the TD: stored with the run, so the snapshot publishes it
-        needs = call(attention_task, None, work, at, run.run_id, report.findings)
-        exported.append(str(needs.written[0]))
-        run.done("attention", needs.counts())
 
-        published = call(publish_task, None, run)
-        # the website reads the snapshot just published; a failed build leaves the previous site whole
-        run.stage_now = "site"
-        built = call(site_task, None, run.config, report.findings)  # the audits are not evaluated again
-        # the notifications tell what was just published; each is recorded in the working database
-        run.stage_now = "notify"
-        notified = call(notify_task, None, run.work, at, dry_run, list(needs.items))
-    result = {
-        "run_id": run.run_id,
-        "ingest": ingested,
-        "score": scored,
-        "audit": audited,
+def _publish(
+    run: record.Run, call: TaskCall, work: Config, at: dt.datetime, findings: list[audit.Finding], dry_run: bool
+) -> dict[str, Any]:
+    """After the audit: export, the attention list, publish, then the website and the
+    notifications (both read what was just published); returns their part of the result."""
+    run.stage("export")
+    exported = call(export_task, None, work, findings)  # the audits are not evaluated again
+    run.done("export", {"files": len(exported)})
+
+    run.stage("attention")  # what needs the TD: stored with the run, so the snapshot publishes it
+    needs = call(attention_task, None, work, at, run.run_id, findings)
+    exported.append(str(needs.written[0]))
+    run.done("attention", needs.counts())
+
+    published = call(publish_task, None, run)
+    # the website reads the snapshot just published; a failed build leaves the previous site whole
+    run.stage_now = "site"
+    built = call(site_task, None, run.config, findings)  # the audits are not evaluated again
+    # the notifications tell what was just published; each is recorded in the working database
+    run.stage_now = "notify"
+    notified = call(notify_task, None, run.work, at, dry_run, list(needs.items))
+    return {
         "exports": exported,
         "published": published,
         "site": built,
         "attention": needs.summary_line(),
         "notify": notified,
     }
-    BODY_RESULTS.append(result)
-    return result
 
 
 @flow(name="antichess-nightly")
-def nightly(config_path: str, now: str | None = None, dry_run: bool = False, refresh: bool = False) -> dict[str, Any]:
+def nightly(
+    config_path: str,
+    now: str | None = None,
+    dry_run: bool = False,
+    refresh: bool = False,
+    handover: Handover | None = None,
+) -> dict[str, Any]:
     """Everything, in order. ``now`` (UTC ISO-8601) replays the season as it stood then;
     ``dry_run`` shows the notifications instead of sending them; ``refresh``: a refresh run (the
-    closing-day schedule: pipeline/stages/refresh.py)."""
-    return run_nightly(config_path, now, through_prefect, _flow_run_id(), dry_run=dry_run, refresh=refresh)
+    closing-day schedule: pipeline/stages/refresh.py); ``handover``: the caller's
+    (:class:`Handover`), None for a deployment's runs."""
+    return run_nightly(
+        config_path, now, through_prefect, _flow_run_id(), dry_run=dry_run, refresh=refresh, handover=handover
+    )
 
 
 def nightly_without_prefect(

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline.cli import console
+from pipeline import progress
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
 from pipeline.stages import context, export, ingest, score
@@ -42,7 +42,7 @@ def run_skeleton(folder: Path, now: dt.datetime = AFTER_ROUND_2) -> tuple[Config
 
 def td_env(**extra: str) -> dict[str, str]:
     """The environment of a TD's shell: no Prefect settings (the tests' own are dropped), this tree."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_") and k != console.PROGRESS_INTERVAL_ENV}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_") and k != progress.PROGRESS_INTERVAL_ENV}
     return {**env, "PYTHONPATH": str(ROOT), **extra}
 
 

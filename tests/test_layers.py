@@ -14,13 +14,38 @@
   that start them (``antichess-td demo``, ``antichess-td replay-server``, and the ingest stage when
   the config sets ``lichess.replay_data``).
 
+- Imports run one way, top to bottom, through the layers (:data:`LAYERS`), each named by its
+  packages::
+
+      pipeline.cli (and pipeline.__main__, the entry point)
+      flows
+      pipeline.stages
+      pipeline.report, pipeline.lichess, pipeline.notify, pipeline.sim
+      pipeline.inputs, pipeline.store
+      pipeline.domain
+      pipeline.model, pipeline.errors, pipeline.resources, pipeline.docgen, pipeline.progress
+
+  A module imports from its own layer or the layers below; every module of ``pipeline/`` and
+  ``flows/`` is in a layer (the root package's ``__init__``, a docstring, aside). ``pipeline.sim``
+  (the replay server and the demo's world) stands beside the adapters it imitates;
+  ``pipeline.progress`` (the progress display) imports nothing of ours, so every layer may use it.
+- No import cycle among our modules (``pipeline/``, ``flows/``, ``pipeline/sim`` included).
+- An edge of both checks is an import statement that runs: at module level and inside a function
+  alike (an import deferred into a function, for speed or to dodge a cycle, is a dependency all
+  the same), but not one under ``if TYPE_CHECKING:`` (a name for the type checker only).
+  ``from a.b import c`` is an edge to the module ``a.b.c`` when there is one, else to ``a.b``.
+- Rooms of a readable size: no production module (``pipeline/`` but ``sim/``, and ``flows/``) over
+  500 lines, no function or method over 60 (from its ``def`` to the end of its body, decorators
+  not counted).
+
 Each check returns its violations as ``path:line: what`` lines, so a failure says where to look;
-``test_the_checks_catch_planted_violations`` plants one of each kind and asserts the lines verbatim.
+the ``test_the_..._planted_...`` tests plant violations of each kind and assert the lines verbatim.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -61,6 +86,7 @@ MODEL_MAY_IMPORT = ("pipeline.errors", "pipeline.domain.timecontrol")
 IO_CALLS = frozenset({"open", "read_text", "read_bytes", "write_text", "write_bytes"})
 CLOCK_CALLS = frozenset({"now", "utcnow", "today", "time", "time_ns", "monotonic", "perf_counter"})
 PRODUCTION = [p for p in (PIPELINE, ROOT / "flows") for p in p.rglob("*.py") if "sim" not in p.relative_to(ROOT).parts]
+OUR_MODULES = sorted(p for p in (PIPELINE, ROOT / "flows") for p in p.rglob("*.py"))
 
 
 def imported_modules(tree: ast.AST) -> list[tuple[int, str]]:
@@ -127,8 +153,202 @@ def sim_at_module_level(name: str, source: str) -> list[str]:
     return out
 
 
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("pipeline.cli", "pipeline.__main__"),
+    ("flows",),
+    ("pipeline.stages",),
+    ("pipeline.report", "pipeline.lichess", "pipeline.notify", "pipeline.sim"),
+    ("pipeline.inputs", "pipeline.store"),
+    ("pipeline.domain",),
+    ("pipeline.model", "pipeline.errors", "pipeline.resources", "pipeline.docgen", "pipeline.progress"),
+)
+"""The layers, top to bottom: a module imports only from its own layer or the layers below it."""
+ROOT_PACKAGE = "pipeline"  # its __init__ holds only the docstring: in no layer
+
+
+@functools.cache
+def _tree(source: str) -> ast.Module:
+    """The parsed source (the real tree's modules are parsed once for the three checks)."""
+    return ast.parse(source)
+
+
+def module_name(rel: str) -> str:
+    """``pipeline/stages/score.py`` -> ``pipeline.stages.score``; a package's ``__init__.py`` is the package."""
+    parts = rel.removesuffix(".py").split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _runtime_imports(tree: ast.AST) -> list[tuple[int, ast.Import | ast.ImportFrom]]:
+    """The import statements that run: at module level and inside functions alike, less those under
+    ``if TYPE_CHECKING:`` (names for the type checker only)."""
+    out: list[tuple[int, ast.Import | ast.ImportFrom]] = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                for other in child.orelse:
+                    visit_one(other)
+                continue
+            visit_one(child)
+
+    def visit_one(child: ast.AST) -> None:
+        if isinstance(child, (ast.Import, ast.ImportFrom)):
+            out.append((child.lineno, child))
+        visit(child)
+
+    visit(tree)
+    return out
+
+
+def import_edges(sources: dict[str, str]) -> list[tuple[str, int, str, str]]:
+    """Every import of one of our modules by another, as ``(path, line, importer, imported)``:
+    ``sources`` maps each module's path (``pipeline/stages/score.py``) to its text. ``from a.b
+    import c`` imports the module ``a.b.c`` when there is one, else ``a.b``; a relative import is
+    resolved against the importer's package."""
+    modules = {module_name(path) for path in sources}
+    edges = []
+    for path, text in sources.items():
+        importer = module_name(path)
+        package = importer if path.endswith("__init__.py") else importer.rpartition(".")[0]
+        for line, node in _runtime_imports(_tree(text)):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(anchor + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            for target in dict.fromkeys(targets):
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != importer:
+                    edges.append((path, line, importer, target))
+    return edges
+
+
+def import_cycles(sources: dict[str, str]) -> list[str]:
+    """One line per import cycle (a strongly connected set of modules), at the import that starts
+    the shortest loop through its first module by name: that loop, and every module in the cycle."""
+    graph: dict[str, dict[str, tuple[str, int]]] = {}
+    for path, line, importer, imported in import_edges(sources):
+        graph.setdefault(importer, {}).setdefault(imported, (path, line))
+    out = []
+    for component in _strongly_connected(graph):
+        if len(component) < 2:
+            continue
+        start = min(component)
+        loop = _shortest_loop(graph, start, component)
+        path, line = graph[start][loop[1]]
+        out.append(f"{path}:{line}: import cycle {' -> '.join(loop)} (in the cycle: {', '.join(sorted(component))})")
+    return sorted(out)
+
+
+def _strongly_connected(graph: dict[str, dict[str, tuple[str, int]]]) -> list[set[str]]:
+    """Tarjan's strongly connected components of the import graph."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[set[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, {})):
+            if nxt not in index:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.add(member)
+                if member == node:
+                    break
+            components.append(component)
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return components
+
+
+def _shortest_loop(graph: dict[str, dict[str, tuple[str, int]]], start: str, within: set[str]) -> list[str]:
+    """The shortest import path from ``start`` back to itself inside ``within`` (breadth first, by name)."""
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in sorted(graph.get(node, {})):
+                if nxt not in within or nxt in came_from:
+                    continue
+                came_from[nxt] = node
+                if nxt == start:
+                    loop = [start]
+                    while loop[-1] != start or len(loop) == 1:
+                        loop.append(came_from[loop[-1]])
+                    return loop[::-1]
+                following.append(nxt)
+        frontier = following
+    raise AssertionError(f"{start} is in no loop")
+
+
+def layer_of(module: str) -> tuple[int, str] | None:
+    """The module's layer (its index in :data:`LAYERS`, 0 the top) and the package of that layer
+    that holds it; None when no layer does."""
+    for depth, packages in enumerate(LAYERS):
+        for package in packages:
+            if _is_under(module, (package,)):
+                return depth, package
+    return None
+
+
+def upward_imports(sources: dict[str, str]) -> list[str]:
+    """Imports of a module in a layer above the importer's, and modules in no layer (the root
+    package ``pipeline``, which holds only its docstring, aside)."""
+    out = []
+    for path in sources:
+        module = module_name(path)
+        if module != ROOT_PACKAGE and layer_of(module) is None:
+            out.append(f"{path}:1: {module} is in no layer: place it in LAYERS")
+    for path, line, importer, imported in import_edges(sources):
+        below, above = layer_of(importer), layer_of(imported)
+        if below is not None and above is not None and above[0] < below[0]:
+            out.append(f"{path}:{line}: imports {imported!r}: {below[1]} sits below {above[1]}")
+    return out
+
+
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 60
+
+
+def oversized(path: str, source: str) -> list[str]:
+    """A module over MAX_MODULE_LINES lines, and every function or method over MAX_FUNCTION_LINES
+    (from its ``def`` to the end of its body, decorators not counted)."""
+    out = []
+    lines = len(source.splitlines())
+    if lines > MAX_MODULE_LINES:
+        out.append(f"{path}:1: {lines} lines: split it along its seams (at most {MAX_MODULE_LINES})")
+    for node in ast.walk(_tree(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            if length > MAX_FUNCTION_LINES:
+                out.append(f"{path}:{node.lineno}: {node.name}() is {length} lines (at most {MAX_FUNCTION_LINES})")
+    return sorted(out, key=lambda v: int(v.split(":")[1]))
+
+
 def _rel(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
+
+
+def _sources(paths: list[Path]) -> dict[str, str]:
+    return {_rel(p): p.read_text(encoding="utf-8") for p in paths}
 
 
 def test_domain_modules_are_pure() -> None:
@@ -163,6 +383,19 @@ def test_loading_the_stages_does_not_load_the_simulators() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+def test_no_import_cycles() -> None:
+    assert len(OUR_MODULES) >= 60, OUR_MODULES
+    assert import_cycles(_sources(OUR_MODULES)) == []
+
+
+def test_nothing_imports_upward() -> None:
+    assert upward_imports(_sources(OUR_MODULES)) == []
+
+
+def test_no_module_or_function_too_big_to_read() -> None:
+    assert [v for path, text in _sources(sorted(PRODUCTION)).items() for v in oversized(path, text)] == []
 
 
 PLANTED = """\
@@ -214,6 +447,47 @@ def test_the_checks_catch_planted_violations() -> None:
     ) == [
         "pipeline/model.py:3: imports 'pipeline.domain.rd': expected only pipeline.errors, pipeline.domain.timecontrol"
     ]
+
+
+def test_the_import_checks_catch_planted_cycles_and_upward_imports() -> None:
+    planted = {
+        "pipeline/stages/a.py": "from pipeline.stages import b\n",
+        "pipeline/stages/b.py": "def late():\n    import pipeline.stages.c\n",  # inside a function: an edge too
+        "pipeline/stages/c.py": "from pipeline.stages.a import run\n",
+        "pipeline/stages/d.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from pipeline.stages import e\n",
+        "pipeline/stages/e.py": "from pipeline.stages import d\n",  # d -> e is for the type checker: no cycle
+        "pipeline/store/rows.py": "from pipeline.model import Config\nfrom pipeline.stages import a\n",
+        "flows/nightly.py": "def run():\n    from pipeline.cli.console import IngestProgress\n",
+        "pipeline/cli/console.py": "from .. import progress\n",  # relative: pipeline.progress, below
+        "pipeline/progress.py": "",
+        "pipeline/model.py": "",
+        "pipeline/helpers.py": "import os\n",
+    }
+    assert import_cycles(planted) == [
+        "pipeline/stages/a.py:1: import cycle pipeline.stages.a -> pipeline.stages.b -> pipeline.stages.c -> "
+        "pipeline.stages.a (in the cycle: pipeline.stages.a, pipeline.stages.b, pipeline.stages.c)"
+    ]
+    assert upward_imports(planted) == [
+        "pipeline/helpers.py:1: pipeline.helpers is in no layer: place it in LAYERS",
+        "pipeline/store/rows.py:2: imports 'pipeline.stages.a': pipeline.store sits below pipeline.stages",
+        "flows/nightly.py:2: imports 'pipeline.cli.console': flows sits below pipeline.cli",
+    ]
+
+
+def test_the_size_check_catches_a_planted_long_module_and_function() -> None:
+    body = "    x = 1\n"
+    source = (
+        "@decorated\ndef sixty():\n"
+        + body * 59  # 60 lines from def to the end: fine
+        + "\n\nclass Room:\n    def sixty_one(self):\n"
+        + ("    " + body) * 60  # 61: too long, a method too
+    )
+    source += "y = 0\n" * (501 - len(source.splitlines()))
+    assert oversized("pipeline/stages/planted.py", source) == [
+        "pipeline/stages/planted.py:1: 501 lines: split it along its seams (at most 500)",
+        "pipeline/stages/planted.py:65: sixty_one() is 61 lines (at most 60)",
+    ]
+    assert oversized("pipeline/stages/planted.py", "def short():\n    pass\n") == []
 
 
 @pytest.mark.parametrize("module", ["os", "time", "socket", "subprocess", "pathlib", "random", "logging"])

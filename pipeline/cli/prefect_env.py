@@ -7,7 +7,7 @@
   makes no connection beyond loopback and the configured Lichess base URL.
 * The ephemeral server's first start takes 10-20 s on two cores (more under load): allow 120 s.
 * No block types registered at server start (``PREFECT_API_BLOCKS_REGISTER_ON_START=false``):
-  the nightly flow and ``serve`` use no blocks, and registering them cost about 5 s of every
+  the nightly flow and ``serve`` use no blocks, and registering them costs about 5 s of every
   fresh server's start (the quick start's first nightly, each test server).
 
 Values already in the environment win, so a TD (or a test) can point runs at a real
@@ -175,7 +175,7 @@ class TemporaryServer:
     def answers(self) -> bool:
         """Whether ``/health`` answers 200. Asked with the standard library's plain HTTP client:
         ``httpx.get`` builds a client with a TLS context each call (about 40 ms of CPU loading the
-        CA bundle), which polled every 0.1 s took 2.7 s of CPU from the server's own start on two
+        CA bundle): polled every 0.1 s, that takes 2.7 s of CPU from the server's own start on two
         cores (py-spy over the quick start's nightly; docs/benchmarks.md)."""
         assert self.port is not None
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)

@@ -65,7 +65,7 @@ class Scope:
 
 
 class Progress(Protocol):
-    """What the console shows while ingesting (``pipeline.cli.console.IngestProgress``); called from
+    """What the console shows while ingesting (``pipeline.progress.IngestProgress``); called from
     the stream threads too."""
 
     def planned(self, streams: int) -> None:

@@ -150,7 +150,7 @@ def _end_with(parent: int) -> None:
 def _start_resource_tracker() -> None:
     """Start multiprocessing's resource tracker, the process that removes the pool's semaphores if
     this one ends without doing it, told not to warn about them: a run stopped by Ctrl-C or SIGTERM
-    ends with ``os._exit`` (pipeline/cli/app.py), its closing line last on stderr, and the tracker,
+    ends with ``os._exit`` (pipeline/cli/signals.py), its closing line last on stderr, and the tracker,
     which writes there too, would add 'There appear to be 8 leaked semaphore objects' after it.
     (The tracker is started with this process's ``-W`` options; already running, it is left as is.)"""
     saved = list(sys.warnoptions)

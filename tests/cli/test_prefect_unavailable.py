@@ -275,12 +275,12 @@ def test_a_temporary_server_killed_mid_run_leaves_the_run_published_and_ok(tmp_p
     import subprocess
     import sys
 
-    from pipeline.cli import console
+    from pipeline import progress
 
     toml = copy_skeleton(tmp_path) / "tournament.toml"
     text = toml.read_text(encoding="utf-8")
     toml.write_text(re.sub(r"replay_games_per_s = \S+", "replay_games_per_s = 3", text, count=1), encoding="utf-8")
-    env = td_env(**{console.PROGRESS_INTERVAL_ENV: "0.3"})
+    env = td_env(**{progress.PROGRESS_INTERVAL_ENV: "0.3"})
     proc = subprocess.Popen(
         [sys.executable, "-m", "pipeline", "nightly", "--config", str(toml), "--now", AFTER_ALL],
         stdout=subprocess.PIPE,

@@ -26,7 +26,7 @@ import pytest
 from skeleton_kit import AFTER_ALL, children, cli, copy_skeleton, read_until_ingest_in_flow, td_env
 from typer.testing import CliRunner
 
-from pipeline.cli import console
+from pipeline import progress
 from pipeline.cli.app import app
 from pipeline.inputs.config import load_config
 from pipeline.store import publish
@@ -83,7 +83,7 @@ def test_a_throttled_replay_ingest_prints_progress_lines_when_stderr_is_not_a_te
     streams) at 8 games/s per stream take over 4 s: at a 0.3 s interval, several lines."""
     toml = skeleton_at(tmp_path, 8)
     proc = cli(
-        "ingest", "--config", str(toml), "--now", AFTER_ALL, env=td_env(**{console.PROGRESS_INTERVAL_ENV: "0.3"})
+        "ingest", "--config", str(toml), "--now", AFTER_ALL, env=td_env(**{progress.PROGRESS_INTERVAL_ENV: "0.3"})
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = [line for line in proc.stderr.splitlines() if "games so far" in line]
@@ -106,7 +106,7 @@ def test_verification_progress_counts_games_against_the_total() -> None:
     import io
 
     out = io.StringIO()
-    with console.CountProgress("verify", 40, interval_s=0.05, stream=out, tty=False) as shown:
+    with progress.CountProgress("verify", 40, interval_s=0.05, stream=out, tty=False) as shown:
         for _ in range(20):
             shown.step()
         time.sleep(0.3)
@@ -117,8 +117,8 @@ def test_verification_progress_counts_games_against_the_total() -> None:
 
 
 def test_progress_lines_come_every_10_s_by_default() -> None:
-    os.environ.pop(console.PROGRESS_INTERVAL_ENV, None)
-    assert console.progress_interval_s() == 10.0
+    os.environ.pop(progress.PROGRESS_INTERVAL_ENV, None)
+    assert progress.progress_interval_s() == 10.0
 
 
 # --------------------------------------------------------------------------- quiet by default
@@ -137,7 +137,7 @@ def test_a_nightly_run_keeps_prefect_off_the_terminal_and_logs_it_to_a_file(tmp_
         str(toml),
         "--now",
         AFTER_ALL,
-        env=td_env(**{console.PROGRESS_INTERVAL_ENV: "0.5"}),
+        env=td_env(**{progress.PROGRESS_INTERVAL_ENV: "0.5"}),
         timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -260,7 +260,7 @@ def test_sigterm_mid_ingest_closes_the_run_within_5_s_and_leaves_the_published_f
     first = cli("ingest", "--config", str(toml), "--now", BEFORE_ROUND_1)
     assert first.returncode == 0, first.stderr
     good = sha256(load_config(toml).paths.database)
-    env = td_env(PREFECT_API_URL=prefect_api_url, **{console.PROGRESS_INTERVAL_ENV: "0.3"})
+    env = td_env(PREFECT_API_URL=prefect_api_url, **{progress.PROGRESS_INTERVAL_ENV: "0.3"})
     proc, took, stderr = interrupt_mid_ingest(toml, signal.SIGTERM, env, group=False)
     check_interrupted(toml, proc, took, stderr, good, "stopped by SIGTERM", 143)
 
@@ -275,7 +275,7 @@ def test_ctrl_c_mid_ingest_closes_the_run_within_5_s_and_stops_prefects_server(t
     assert first.returncode == 0, first.stderr
     good = sha256(load_config(toml).paths.database)
     proc, took, stderr = interrupt_mid_ingest(
-        toml, signal.SIGINT, td_env(**{console.PROGRESS_INTERVAL_ENV: "0.3"}), group=True
+        toml, signal.SIGINT, td_env(**{progress.PROGRESS_INTERVAL_ENV: "0.3"}), group=True
     )
     check_interrupted(toml, proc, took, stderr, good, "interrupted by the user (Ctrl-C)", 130)
     deadline = time.monotonic() + 10

@@ -189,7 +189,7 @@ os._exit(130)
 
 
 def test_a_parent_ended_by_os_exit_leaves_no_worker_and_nothing_more_on_stderr() -> None:
-    """The CLI ends a run stopped by Ctrl-C or SIGTERM with ``os._exit`` (pipeline/cli/app.py), its
+    """The CLI ends a run stopped by Ctrl-C or SIGTERM with ``os._exit`` (pipeline/cli/signals.py), its
     closing line last on stderr. The worker, waiting for work, would outlive it and hold the
     caller's pipes open (this reads them to the end), and multiprocessing's resource tracker would
     warn of the pool's leaked semaphores after the closing line."""

@@ -21,7 +21,7 @@ import faultkit
 import machinekit
 import pytest
 
-from pipeline.cli.app import REBUILT
+from pipeline.cli.readers import REBUILT
 from pipeline.store import gateway, health
 from pipeline.store.health import HEADROOM_MB, MB
 
