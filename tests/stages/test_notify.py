@@ -567,13 +567,13 @@ def test_bad_notify_keys_are_named_with_what_was_expected(skeleton: Path, sectio
 def test_nightly_dry_run_shows_the_announcement_and_records_nothing(skeleton: Path) -> None:
     """The nightly body (without Prefect) with a team and both announcements, after the skeleton's
     two rounds: the final standings are due; --dry-run prints them and writes no sent_messages row."""
-    import flows.nightly as flows_nightly
+    from flows.nightly import nightly_without_prefect
 
     text = skeleton.read_text(encoding="utf-8")
     skeleton.write_text(
         text + '\n[notify.lichess]\nteam = "skeleton-league"\nannounce = ["pairings", "standings"]\n', encoding="utf-8"
     )
-    result = flows_nightly.nightly_without_prefect(str(skeleton), "2026-03-20T03:00:00Z", "a test", dry_run=True)
+    result = nightly_without_prefect(str(skeleton), "2026-03-20T03:00:00Z", "a test", dry_run=True)
     printed = result["notify"]["printed"]
     assert len(printed) == 1
     assert printed[0].startswith(
