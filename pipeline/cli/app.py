@@ -194,16 +194,16 @@ def _writing(
     instead: a first run refused at validation writes nothing at all. `locked` is called once the
     lock is held. Yields the run and the inputs."""
     from pipeline.cli import console
-    from pipeline.store import publish
+    from pipeline.store import snapshot
 
     _stopper.install()
     work = cfg.paths.work_database
-    if not (work.exists() or publish.lock_path(work).exists()):
+    if not (work.exists() or snapshot.lock_path(work).exists()):
         from pipeline.stages import context
 
         context.read_inputs(cfg)
     console.log_to_file(cfg.paths.database.parent, command)
-    with publish.writer_lock(work):  # light: nothing heavy is imported yet
+    with snapshot.writer_lock(work):  # light: nothing heavy is imported yet
         if locked is not None:
             locked()
         from pipeline.stages import context, record

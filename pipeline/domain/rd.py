@@ -92,8 +92,8 @@ from pipeline.domain import glicko
 __all__ = ["ESTIMATOR_VERSION", "INPUT_COLUMNS", "METHODS", "OUTPUT_SCHEMA", "RdMethod", "estimate_rd", "post_game_rd"]
 
 # The estimator's version. Bump it in the same commit as any change that would estimate a stored
-# game differently: the saved estimator state (rating_estimate_tracks) is keyed by it, so the next
-# night rates every game afresh instead of resuming from state the old code wrote.
+# game differently: the saved estimator state (rating_estimate_tracks) is keyed by it, and state
+# saved under another version is never resumed from, so the next night rates every game afresh.
 ESTIMATOR_VERSION = 1
 
 RdMethod = Literal["estimated", "carried", "unknown"]

@@ -124,13 +124,13 @@ def test_the_duckdb_cli_runs_each_audit_file_on_the_published_snapshot(
 ) -> None:
     """A TD's `duckdb -readonly` (the duckdb-cli package, DuckDB 1.5) on the published snapshot
     (DuckDB 1.0's storage format): every audit file runs and prints exactly audit_findings' rows."""
-    from pipeline.store import publish
+    from pipeline.store import snapshot
 
     cli = Path(sys.executable).parent / "duckdb"
     for event, db in audited.items():
-        snapshot = tmp_path / f"{event}.duckdb"
-        publish.publish(db, snapshot)
-        con = duckdb.connect(str(snapshot), read_only=True)
+        published = tmp_path / f"{event}.duckdb"
+        snapshot.replace_published(db, published)
+        con = duckdb.connect(str(published), read_only=True)
         try:
             union = con.sql(
                 "SELECT audit, rule_id, severity, subject, team, detail, evidence_url FROM audit_findings"
