@@ -19,6 +19,7 @@ import pytest
 
 from pipeline.errors import InputError
 from pipeline.inputs.config import load_config
+from pipeline.resources import SQL_DIR
 from pipeline.stages import record
 from pipeline.store import gateway, snapshot
 
@@ -63,7 +64,7 @@ def test_snapshot_is_self_contained_with_every_table_and_view(tmp_path: Path) ->
     assert catalog(published) == in_work
     assert {"later_stage_params", "pipeline_runs", "raw_games"} <= in_work["tables"]
     assert in_work["views"] == (
-        {p.stem for p in (gateway.SQL_DIR / "views").glob("*.sql")} | {"audit_findings", "later_stage_summary"}
+        {p.stem for p in (SQL_DIR / "views").glob("*.sql")} | {"audit_findings", "later_stage_summary"}
     )  # audit_findings: generated from sql/audits
     assert not list(tmp_path.glob("t.duckdb.tmp-*"))
 
