@@ -28,8 +28,6 @@ from pipeline.store.sql_files import WRITABLE, sql, sql_fingerprint
 
 _FLAT = frozenset({str, int, float, bool, type(None), dt.datetime, dt.date})  # values asdict would only copy
 
-FINDING_COLUMNS = ("rule_id", "severity", "subject", "team", "detail", "evidence_url")
-
 # The published snapshot's storage format: readable by every DuckDB since 1.0 (the `duckdb-cli`
 # package on PyPI is 1.5; a DuckDB 2.0 file is not readable before 2.0).
 SNAPSHOT_STORAGE_VERSION = "v1.0.0"
