@@ -139,7 +139,7 @@ def test_the_duckdb_cli_runs_each_audit_file_on_the_published_snapshot(
             con.close()
         for path in sql_files.audit_files():
             proc = subprocess.run(
-                [str(cli), "-readonly", "-csv", "-noheader", "-nullvalue", "", str(snapshot)],
+                [str(cli), "-readonly", "-csv", "-noheader", "-nullvalue", "", str(published)],
                 input=path.read_text(encoding="utf-8"),
                 capture_output=True,
                 text=True,
