@@ -90,6 +90,8 @@ INGEST = (
     "pipeline/lichess/client.py",
     "pipeline/sim/replay.py",
     "pipeline/store/gateway.py",
+    "pipeline/store/migrations.py",
+    "pipeline/store/sql_files.py",
     "sql/schema",
     "sql/migrations",
 )

@@ -14,6 +14,7 @@ import duckdb
 
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
+from pipeline.resources import SQL_DIR
 from pipeline.stages.audit import write_params
 from pipeline.store import gateway
 
@@ -451,7 +452,7 @@ def run_file(path: Path, audit: str) -> list[tuple[Any, ...]]:
     con = duckdb.connect(str(path), read_only=True)
     try:
         con.execute("SET TimeZone = 'America/Los_Angeles'")
-        text = (gateway.SQL_DIR / "audits" / f"{audit}.sql").read_text(encoding="utf-8")
+        text = (SQL_DIR / "audits" / f"{audit}.sql").read_text(encoding="utf-8")
         return sorted(con.sql(text).fetchall(), key=lambda r: tuple("" if v is None else str(v) for v in r))
     finally:
         con.close()

@@ -51,6 +51,7 @@ pytest_plugins = ["browserkit"]
 DEMO_READERS = frozenset(
     {
         "tests/domain/test_placings.py::test_the_demo_placings_follow_its_bracket",
+        "tests/store/test_view_grain.py::test_each_view_grain_is_unique_on_the_demo",
         "tests/domain/test_rd.py::test_team_cap_5_error_bounds_on_the_suite_demo",
         "tests/domain/test_rd.py::test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table",
         "tests/domain/test_rd.py::test_nightly_estimates_resume_and_equal_one_run_over_all_games",

@@ -95,16 +95,16 @@ def _writing(
     ``runs``. A tournament that never ran (no working database, no lock file) validates first
     instead: a first run refused at validation writes nothing at all. `locked` is called once the
     lock is held. Yields the run and the inputs."""
-    from pipeline.store import publish
+    from pipeline.store import snapshot
 
     stopper.install()
     work = cfg.paths.work_database
-    if not (work.exists() or publish.lock_path(work).exists()):
+    if not (work.exists() or snapshot.lock_path(work).exists()):
         from pipeline.stages import context
 
         context.read_inputs(cfg)
     console.log_to_file(cfg.paths.database.parent, command)
-    with publish.writer_lock(work):  # light: nothing heavy is imported yet
+    with snapshot.writer_lock(work):  # light: nothing heavy is imported yet
         if locked is not None:
             locked()
         from pipeline.stages import context, record

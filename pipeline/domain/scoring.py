@@ -34,8 +34,8 @@ Outcome = Literal["a", "b", "draw", "pending", "unplayed"]
 
 # The version of the rules that turn games into scored rows (linking, scoring, the TD's rulings).
 # Bump it in the same commit as any change that would score a stored round differently: a
-# round's fingerprint includes it, so the next night rescores every round instead of keeping
-# rows the old code wrote (tests/stages/test_rescore.py).
+# round's fingerprint includes it, and a round whose stored fingerprint differs is rescored, so
+# the next night rescores every round scored under another version (tests/stages/test_rescore.py).
 SCORING_VERSION = 1
 
 

@@ -1,7 +1,7 @@
 """The config reference, docs/config.md, generated from the loader itself (pipeline/inputs/config.py).
 
 Every key the loader takes is listed with its type, its default and its description as the
-loader's pydantic models declare them (``config.key_specs``); the defaults shown are each
+loader's pydantic models declare them (pipeline/inputs/config_schema.py, walked by ``config.key_specs``); the defaults shown are each
 preset's (data/presets/), else the loader's own. ``python -m pipeline.inputs.config_reference`` rewrites docs/config.md;
 ``--check`` exits 1 when the file differs from what the code says (tests/test_docs.py runs it).
 

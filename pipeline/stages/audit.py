@@ -2,7 +2,7 @@
 re-checked on every run as SQL (:func:`audit_stage`).
 
 Each audit is one SELECT of offending rows in ``sql/audits/<name>.sql`` with the columns of
-``audit_findings`` (docs/data-model.md); the view is their UNION ALL (``gateway.audit_findings_sql``).
+``audit_findings`` (docs/data-model.md); the view is their UNION ALL (``audit_findings.audit_findings_sql``).
 The files read their parameters from tables this module writes from the config: the one-row
 ``audit_params`` and the lists ``audit_strongest_players``, ``audit_allowed_swaps``,
 ``audit_directors`` and ``audit_stages``, so a TD who opens the published database in the
@@ -31,7 +31,7 @@ import duckdb
 from pipeline.model import Config, Roster
 from pipeline.report.posts import write_findings
 from pipeline.stages import context, ratings
-from pipeline.store import gateway
+from pipeline.store import gateway, sql_files, view_graph
 
 if TYPE_CHECKING:
     from pipeline.lichess.ingest_run import Ahead
@@ -230,9 +230,11 @@ def read_findings(
         rows = gateway.query(con, "queries/audit_findings_ordered")
     else:
         own = [
-            f for f in gateway.audit_files() if f.stem.startswith(AUDITS_OF_KIND[kind]) and (which is None or which(f))
+            f
+            for f in sql_files.audit_files()
+            if f.stem.startswith(AUDITS_OF_KIND[kind]) and (which is None or which(f))
         ]
-        read = frozenset().union(*(gateway.views_read(gateway.audit_sql(f)) for f in own))
+        read = frozenset().union(*(view_graph.views_read(sql_files.audit_sql(f)) for f in own))
         rows = gateway.findings_of(con, own, [v for v in SHARED_VIEWS if v in read] if shadow else ())
     return sorted((Finding(**r) for r in rows.iter_rows(named=True)), key=finding_order)
 
@@ -255,7 +257,7 @@ def reads_scores(path: Path) -> bool:
     the audits that do not give the same findings before and after it (:func:`beside_score`)."""
     from pipeline.stages import score  # score reads this module
 
-    return not gateway.tables_read(gateway.audit_sql(path)).isdisjoint(score.RESULTS)
+    return not view_graph.tables_read(sql_files.audit_sql(path)).isdisjoint(score.RESULTS)
 
 
 def estimate_ratings(con: duckdb.DuckDBPyConnection, stats: ratings.EstimateStats | None = None) -> int:

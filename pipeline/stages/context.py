@@ -12,7 +12,8 @@ from typing import Any
 
 from pipeline.domain import bracket, linking
 from pipeline.errors import InputError
-from pipeline.inputs.td_files import read_overrides, read_roster, read_schedule
+from pipeline.inputs.td_files import read_roster, read_schedule
+from pipeline.inputs.td_overrides import read_overrides
 from pipeline.model import Bye, Config, Override, Pairing, Roster, Stage
 from pipeline.store import gateway
 

@@ -1,7 +1,7 @@
 """The runs record: every command that writes the database runs inside :func:`recorded`.
 
 ``recorded`` takes the working database's lock, starts the working copy if it is missing (or
-moves a damaged one aside first: ``publish.ensure_work``), marks runs that were killed before
+moves a damaged one aside first: ``snapshot.ensure_work``), marks runs that were killed before
 they could finish, opens a ``pipeline_runs`` row ('running'), refuses a run the machine has no
 room or permission for (``health.preflight``, recorded as failed), and hands the block a :class:`Run` whose ``work`` config points every stage at the working database
 (``paths.database`` = ``paths.work_database``). Stages record their counts with
@@ -35,8 +35,7 @@ from typing import Any
 
 from pipeline.errors import DatabaseDamaged, InputError, TdError
 from pipeline.model import Config
-from pipeline.store import gateway, health
-from pipeline.store import publish as publishing
+from pipeline.store import gateway, health, snapshot
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +172,7 @@ def publish(run: Run) -> dict[str, Any]:
         _write(run, "ok", stage="publish", finished_at=_now())
         run.stage_now = "publish"
         gateway.release(_work_database(run.config))  # the copy needs the working file closed
-        counts = publishing.publish(_work_database(run.config), paths.database)
+        counts = snapshot.replace_published(_work_database(run.config), paths.database)
         run.published = True
     log.info("published %s (run %s)", paths.database, run.run_id)
     return {"path": str(paths.database), "views": counts}
@@ -216,8 +215,8 @@ def recorded(config: Config, command: str, as_of: dt.datetime, flow_run_id: str 
             _write(outer, "running", stage=outer.stage_now)
         yield outer
         return
-    with _explained(paths.work_database, paths.database), publishing.writer_lock(paths.work_database):
-        started = publishing.ensure_work(paths.work_database, paths.database)
+    with _explained(paths.work_database, paths.database), snapshot.writer_lock(paths.work_database):
+        started = snapshot.ensure_work(paths.work_database, paths.database)
         with gateway.held(paths.work_database):  # publish releases it earlier
             run = _begin(config, command, as_of, flow_run_id)
             run.warnings += started

@@ -1,12 +1,11 @@
 """The DuckDB adapter: the only module that opens DuckDB connections.
 
-SQL lives under ``sql/`` (``schema/`` one CREATE per table in its final form, ``migrations/`` the
-upgrades of a database written by an earlier release, ``views/`` the contract views, ``queries/``
-what the pipeline reads, ``audits/`` one SELECT of offending rows per audit); this module loads it by
-name, binds every value as a parameter, and moves rows in and out as polars frames (through
-Arrow). Table names are never taken from input: :data:`WRITABLE` is the closed set of tables
-the pipeline writes. The ``audit_findings`` view is generated from the files of ``sql/audits/``
-(:func:`audit_findings_sql`), so adding an audit is adding a file.
+SQL lives under ``sql/`` (:mod:`pipeline.store.sql_files` reads it by name); this module binds every
+value as a parameter and moves rows in and out as polars frames (through Arrow). Table names are
+never taken from input: a write names one of :data:`~pipeline.store.sql_files.WRITABLE`. A
+read-write connect brings the database up to date first (:func:`migrate`, its steps in
+:mod:`pipeline.store.migrations`); the ``audit_findings`` view is assembled from ``sql/audits/``
+(:mod:`pipeline.store.audit_findings`), and :func:`findings_of` runs some of its audits alone.
 """
 
 from __future__ import annotations
@@ -14,12 +13,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-import hashlib
-import logging
-import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -27,49 +22,11 @@ import duckdb
 import polars as pl
 
 from pipeline.errors import DatabaseDamaged
-from pipeline.resources import SQL_DIR
+from pipeline.store import migrations
+from pipeline.store.audit_findings import findings_sql
+from pipeline.store.sql_files import WRITABLE, sql, sql_fingerprint
 
-WRITABLE = frozenset(
-    {
-        "raw_users",
-        "raw_rating_histories",
-        "raw_games",
-        "rejected_records",
-        "refetch_games",
-        "ingest_cursors",
-        "lichess_users",
-        "lichess_rating_points",
-        "lichess_games",
-        "td_members",
-        "td_pairings",
-        "td_byes",
-        "scored_match_games",
-        "scored_board_results",
-        "scored_team_matches",
-        "scored_standings",
-        "game_verdicts",
-        "game_flags",
-        "td_overrides",
-        "rating_estimates",
-        "rating_estimate_tracks",
-        "rating_estimate_cursor",
-        "scored_rounds",
-        "scored_placings",
-        "pipeline_runs",
-        "attention_items",
-        "audit_params",
-        "audit_strongest_players",
-        "audit_allowed_swaps",
-        "audit_directors",
-        "audit_stages",
-        "audit_captains",
-        "schema_migrations",
-        "sent_messages",
-    }
-)
 _FLAT = frozenset({str, int, float, bool, type(None), dt.datetime, dt.date})  # values asdict would only copy
-
-FINDING_COLUMNS = ("rule_id", "severity", "subject", "team", "detail", "evidence_url")
 
 # The published snapshot's storage format: readable by every DuckDB since 1.0 (the `duckdb-cli`
 # package on PyPI is 1.5; a DuckDB 2.0 file is not readable before 2.0).
@@ -80,25 +37,16 @@ SNAPSHOT_STORAGE_VERSION = "v1.0.0"
 # own, and publishing rewrites that one (`copy_database`).
 WRITE_CONFIG: dict[str, Any] = {"storage_compatibility_version": SNAPSHOT_STORAGE_VERSION}
 
-log = logging.getLogger(__name__)
-
-
-@cache
-def sql(name: str) -> str:
-    """The text of ``sql/<name>.sql`` (e.g. ``queries/candidate_games``)."""
-    path = SQL_DIR / f"{name}.sql"
-    return path.read_text(encoding="utf-8")
-
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Bring the database up to date, then (re)create every view (sql/views) and the audit_findings
     view over sql/audits. Returns the migrations run on it (none for a new or up-to-date database).
 
-    A database last brought up to date by the same SQL files is left as it is: their fingerprint
-    (`sql_fingerprint`) is kept as the comment of the audit_findings view, which is created last,
-    so a migration stopped half-way leaves no fingerprint and the next connect runs it all again.
-    (Every read-write connect used to re-run the CREATEs and re-create every view: about a third
-    of a second each, several times a run.)
+    A database last brought up to date by the same SQL files is left as it is
+    (:func:`migrations.is_up_to_date`): re-running the CREATEs and re-creating every view costs
+    about a third of a second, and a run connects read-write several times. The fingerprint is
+    kept by the audit_findings view, which is created last, so a migration stopped half-way leaves
+    no fingerprint and the next connect runs it all again.
 
     In one transaction (an upgrade stopped half-way leaves the database as it was): the CREATE of
     every table it lacks (sql/schema, one per table in its final form, in file order), then each
@@ -107,139 +55,13 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
     without running it. A migration runs after the CREATEs, so it must leave a table the final CREATE
     made unchanged (``ADD COLUMN IF NOT EXISTS``)."""
     fingerprint = sql_fingerprint()
-    if con.execute(sql("queries/schema_fingerprint"), ["audit_findings"]).fetchall() == [(fingerprint,)]:
+    if migrations.is_up_to_date(con, fingerprint):
         return []
     with transaction(con):
-        is_new = not con.execute(sql("queries/table_columns")).fetchall()
-        for path in sorted((SQL_DIR / "schema").glob("*.sql")):
-            con.execute(path.read_text(encoding="utf-8"))
-        recorded = {m for (m,) in con.execute(sql("queries/schema_migrations")).fetchall()}
-        pending = [p for p in migration_files() if p.stem not in recorded]
-        if not is_new:
-            for path in pending:
-                con.execute(path.read_text(encoding="utf-8"))
-                log.info("database upgraded: sql/migrations/%s applied", path.name)
-        at = dt.datetime.now(dt.UTC)
-        how = "created" if is_new else "applied"
-        rows = [{"migration": p.stem, "how": how, "applied_at": at} for p in pending]
-        _insert(con, f"INSERT INTO {_check('schema_migrations')}", rows)
-    _create_views(con, sorted((SQL_DIR / "views").glob("*.sql")))
-    con.execute(audit_findings_sql())
-    con.execute(f"COMMENT ON VIEW audit_findings IS '{fingerprint}'")  # hex digits: DDL takes no bound value
+        is_new, pending = migrations.upgrade(con)
+        _insert(con, f"INSERT INTO {_check('schema_migrations')}", migrations.records(pending, is_new))
+    migrations.create_views(con, fingerprint)
     return [] if is_new else [p.stem for p in pending]
-
-
-@cache
-def sql_fingerprint() -> str:
-    """A digest of every SQL file `migrate` runs (schema, migrations, views, audits), by name and
-    text: it changes when any of them does."""
-    digest = hashlib.sha256()
-    for folder in ("schema", "migrations", "views", "audits"):
-        for path in sorted((SQL_DIR / folder).glob("*.sql")):
-            digest.update(f"{folder}/{path.name}\0{path.read_text(encoding='utf-8')}\0".encode())
-    return digest.hexdigest()
-
-
-def migration_files() -> list[Path]:
-    """The upgrades of a database written by an earlier release, in the order they run: each
-    ``sql/migrations/<nnn>_<what>.sql`` is one statement."""
-    return sorted((SQL_DIR / "migrations").glob("*.sql"))
-
-
-def _create_views(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
-    """(Re)create the views (file ``<name>.sql`` defines view ``<name>``): all are dropped first,
-    so none binds to an older version of another; then created in name order, a view that reads
-    one not created yet waiting for the next pass (files need no order prefixes). A pass that
-    creates nothing re-raises."""
-    for name in ["audit_findings", *(p.stem for p in paths)]:
-        con.execute(f"DROP VIEW IF EXISTS {_column(name)}")
-    pending = paths
-    while pending:
-        failed: list[tuple[Path, duckdb.CatalogException]] = []
-        for path in pending:
-            try:
-                con.execute(path.read_text(encoding="utf-8"))
-            except duckdb.CatalogException as e:  # a view it reads does not exist yet
-                failed.append((path, e))
-        if len(failed) == len(pending):
-            path, error = failed[0]
-            raise RuntimeError(f"sql/views/{path.name}: {error}") from error
-        pending = [path for path, _ in failed]
-
-
-def audit_files() -> list[Path]:
-    """The audits, in file-name order: each ``sql/audits/<name>.sql`` is one SELECT of offending rows."""
-    return sorted((SQL_DIR / "audits").glob("*.sql"))
-
-
-def audit_sql(path: Path) -> str:
-    """An audit file's SELECT, as a TD would paste it into the duckdb CLI (no trailing semicolon)."""
-    return path.read_text(encoding="utf-8").strip().rstrip(";").rstrip()
-
-
-def findings_sql(files: Sequence[Path]) -> str:
-    """The UNION ALL of `files` (audit files), each with the contract's columns and ``audit`` (the
-    file's name) after them; an empty relation of those columns when there are none."""
-    parts = []
-    for path in files:
-        name = path.stem
-        if not name.isidentifier():
-            raise ValueError(f"audit file {path.name!r}: expected a name of letters, digits and _")
-        cols = ", ".join(FINDING_COLUMNS)
-        parts.append(f"SELECT {cols}, '{name}' AS audit FROM (\n{audit_sql(path)}\n) AS {name}")
-    if not parts:
-        parts.append(
-            "SELECT " + ", ".join(f"CAST(NULL AS VARCHAR) AS {c}" for c in (*FINDING_COLUMNS, "audit")) + " WHERE FALSE"
-        )
-    return "\nUNION ALL\n".join(parts)
-
-
-def audit_findings_sql() -> str:
-    """``CREATE VIEW audit_findings``: the UNION ALL of every audit file, in file-name order, with
-    the contract's columns and ``audit`` (the file's name) after them."""
-    header = (
-        "-- audit_findings: one row per finding of any audit, generated from sql/audits/*.sql (file-name order)\n"
-        "CREATE OR REPLACE VIEW audit_findings AS\n"
-    )
-    return header + findings_sql(audit_files())
-
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-@cache
-def _view_words() -> dict[str, frozenset[str]]:
-    """Each view of ``sql/views`` (by name) with every word of its file."""
-    return {
-        p.stem: frozenset(_WORD.findall(p.read_text(encoding="utf-8")))
-        for p in sorted((SQL_DIR / "views").glob("*.sql"))
-    }
-
-
-def _named(text: str) -> frozenset[str]:
-    """Every word of `text` and of the views it names, followed through the views they name."""
-    views = _view_words()
-    seen: set[str] = set()
-    todo = set(_WORD.findall(text))
-    while todo:
-        word = todo.pop()
-        if word not in seen:
-            seen.add(word)
-            todo |= views.get(word, frozenset())
-    return frozenset(seen)
-
-
-def tables_read(text: str) -> frozenset[str]:
-    """The stored tables (:data:`WRITABLE`) a query may read: those it names, directly or through
-    the views it names (``sql/views``, followed through the views they name). Every word counts,
-    a comment's too, so a table the query reads is never missed; at worst one is listed that it
-    does not read (tests/store/test_tables_read.py checks this against DuckDB's plans)."""
-    return _named(text) & WRITABLE
-
-
-def views_read(text: str) -> frozenset[str]:
-    """The views of ``sql/views`` a query may read, directly or through other views (as :func:`tables_read`)."""
-    return _named(text) & _view_words().keys()
 
 
 @contextlib.contextmanager

@@ -1,6 +1,7 @@
 -- attention: one row per item of the newest attention list (what needs the TD), of the newest
 -- 'ok' run that computed one (pipeline_runs.counts has 'attention'), in the order it is shown.
 -- status: 'new' (not on the list of the run before it that computed one) or 'open'.
+-- key: key
 CREATE OR REPLACE VIEW attention AS
 WITH latest AS (
     SELECT max(run_id) AS run_id FROM pipeline_runs

@@ -6,6 +6,7 @@
 -- from audit_params (TEAM-ELIG-1/3/4), so the audits need no time-zone setting.
 -- team is the entrant as shown (entrant_names: in an individual event the player's display
 -- name), team_id the entrant id.
+-- key: user_id, team_id, role
 CREATE OR REPLACE VIEW audited_players AS
 WITH round_start AS (
     SELECT stage, round, min(window_start) AS starts_at FROM td_pairings GROUP BY stage, round

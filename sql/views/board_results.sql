@@ -3,6 +3,7 @@
 -- player it names (stored as the id, in brackets) as shown.
 -- is_unplayed: no game played and no ruling once the window and its margin had passed (waits for a ruling).
 -- Names as shown (entrant_names, display_names); *_id the ids the scored tables use.
+-- key: stage, round, board, team_a_id, part
 CREATE OR REPLACE VIEW board_results AS
 SELECT b.stage, b.round, b.board, coalesce(na.entrant, b.team_a) AS team_a, coalesce(nb.entrant, b.team_b) AS team_b,
        coalesce(pa.username, b.player_a) AS player_a, coalesce(pb.username, b.player_b) AS player_b,

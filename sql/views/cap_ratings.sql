@@ -7,6 +7,7 @@
 -- 'high_rd' (rd_est above it: does not count), 'unknown' (no estimate, or the daily history).
 -- next_below_at: the next event at or below the cap (NULL: still above at the last one).
 -- Read by sql/audits/team_cap.sql and the cap charts.
+-- key: user_id, team, rated_at, source, game_id
 CREATE OR REPLACE VIEW cap_ratings AS
 WITH ev AS (
     SELECT b.user_id, e.rated_at, e.rating, e.source, e.game_id, FALSE AS carried

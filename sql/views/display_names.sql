@@ -2,6 +2,7 @@
 -- (every view shows display names to people, never lower-cased ids). Lichess's own spelling from the player's
 -- last fetched profile wins; before the first fetch (or for an account Lichess no longer
 -- serves) the spelling the TD typed in teams.csv / players.csv.
+-- key: user_id
 CREATE OR REPLACE VIEW display_names AS
 SELECT user_id, username FROM lichess_users
 UNION ALL

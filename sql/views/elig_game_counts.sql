@@ -9,6 +9,7 @@
 -- count). `count_at_cutoff` = profile_games - stored_since, the games played before the cut-off
 -- (resolution 2026-12-04): exact because every game from the cut-off on is stored
 -- (lichess.history_since is earlier). NULL without a profile count.
+-- key: user_id, team_id
 CREATE OR REPLACE VIEW elig_game_counts AS
 WITH cut AS (
     SELECT p.user_id, p.username, p.team, p.team_id, p.profile_url, p.registered_at, p.recent_since, p.created_at,

@@ -7,6 +7,7 @@
 -- the cut-off (`count_at_cutoff`): an error below the minimum, stating both numbers; no row at or
 -- above it. Without a profile count (a closed account, or no profile fetched) a warning that says
 -- which is missing.
+-- key: user_id, team_id
 CREATE OR REPLACE VIEW elig_game_findings AS
 SELECT c.*, a.tournament_kind, a.min_rated_games,
        CASE WHEN c.profile_games IS NULL THEN 'warning' ELSE 'error' END AS severity,

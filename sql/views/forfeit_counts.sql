@@ -2,6 +2,7 @@
 -- for TEAM-CONDUCT-3 and ACWC-CONDUCT-1: the number of forfeits, counted once per (stage, round)
 -- (forfeiting one part or the whole board), the rounds, and where the TD's `disqualify` ruling
 -- came (NULL while there is none).
+-- key: subject
 CREATE OR REPLACE VIEW forfeit_counts AS
 WITH forfeited AS (
     SELECT subject, stage, round, min(line) AS line FROM td_overrides WHERE action = 'forfeit' GROUP BY subject, stage, round

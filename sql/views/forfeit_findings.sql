@@ -2,6 +2,7 @@
 -- audit_params.forfeits_to_disqualify (2): the finding TEAM-CONDUCT-3 and ACWC-CONDUCT-1 share
 -- (the audits team_conduct_forfeits and acwc_conduct_forfeits select their event kind's rows).
 -- An error while no `disqualify` ruling follows; once the TD has ruled, info (evidence).
+-- key: subject
 CREATE OR REPLACE VIEW forfeit_findings AS
 SELECT a.tournament_kind,
        CASE WHEN f.ruled_in IS NULL THEN 'error' ELSE 'info' END AS severity,

@@ -1,4 +1,5 @@
 -- games: one row per Lichess game id of any registered player, all variants.
+-- key: game_id
 CREATE OR REPLACE VIEW games AS
 SELECT
     game_id, created_at, last_move_at, white_id, black_id, rated, variant,

@@ -4,6 +4,7 @@
 -- titles (TEAM-CAP-1: two or more AGM-or-higher → cap_two_agm; one ASGM and no AGM →
 -- cap_one_asgm; one AGM and no ASGM → cap_one_agm; none → cap_no_title; every member counts).
 -- Team events only.
+-- key: user_id, team
 CREATE OR REPLACE VIEW last_board_players AS
 WITH titles AS (
     SELECT entrant AS team, count(*) FILTER (WHERE title IN ('AGM', 'ASGM')) AS n_titled,

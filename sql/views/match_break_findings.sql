@@ -3,6 +3,7 @@
 -- team_conduct_breaks and acwc_conduct_breaks select their event kind's rows). The detail names
 -- the board in a team event (an individual match has one), the opponent, every break with its
 -- games, and the limits; the evidence is the game after the longest break.
+-- key: evidence_url, subject
 CREATE OR REPLACE VIEW match_break_findings AS
 SELECT a.tournament_kind,
        s.severity,

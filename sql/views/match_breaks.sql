@@ -5,6 +5,7 @@
 -- than one break. The data cannot say who called a break, so both players get the row (who, the
 -- team, the opponent, as shown; who_id, who_team_id, opponent_id the ids); `listed` names every
 -- break with its games.
+-- key: stage, round, board, entrant_a_id, who_id
 CREATE OR REPLACE VIEW match_breaks AS
 WITH breaks AS (
     SELECT g.*, a.break_max_minutes, a.break_min_minutes

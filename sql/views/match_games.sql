@@ -2,6 +2,7 @@
 -- counted or not, with the reason (TEAM-FMT-3, TEAM-SCORE-1) and the game's verification verdict
 -- (PGN vs JSON, final position vs recorded result; each listed game is verified once).
 -- Names as shown (display_names, entrant_names); *_id the ids the scored tables use.
+-- key: stage, round, board, entrant_a_id, game_id
 CREATE OR REPLACE VIEW match_games AS
 SELECT
     m.stage, m.round, m.board, coalesce(pa.username, m.player_a) AS player_a, coalesce(pb.username, m.player_b) AS player_b,

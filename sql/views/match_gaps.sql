@@ -5,6 +5,7 @@
 -- started; the captains' TEAM-KO-1 tiebreak games are listed once, as their own match on board 0).
 -- The evidence for TEAM-CONDUCT-1/2 and ACWC-CONDUCT-1. Names as shown (display_names,
 -- entrant_names); *_id the ids the scored tables use.
+-- key: stage, round, board, entrant_a_id, next_game_id
 CREATE OR REPLACE VIEW match_gaps AS
 WITH g AS (
     SELECT stage, round, board, entrant_a, entrant_b, player_a, player_b, game_id, created_at, last_move_at,

@@ -2,6 +2,7 @@
 -- player's last fetched Lichess profile. Profile columns are NULL until the first ingest.
 -- team is the entrant as shown (entrant_names: the team; in an individual event the player's
 -- display name), team_id the entrant id the scored tables use.
+-- key: user_id
 CREATE OR REPLACE VIEW players AS
 SELECT
     m.player_id                         AS user_id,

@@ -2,6 +2,7 @@
 -- player's Lichess rating before the game and after it (rating + ratingDiff), at the game's last
 -- move (Lichess rates a game when it ends). The base of the eligibility counts (TEAM-ELIG-2/3,
 -- ACWC-ELIG-2), the cap crossings (TEAM-CAP-1..6) and the seeding rating (ACWC-SEED-1).
+-- key: game_id, user_id
 CREATE OR REPLACE VIEW post_game_ratings AS
 SELECT game_id, white_id AS user_id, 'white' AS color, created_at, last_move_at AS played_at,
        white_rating AS rating_before, white_rating + white_rating_diff AS rating_after, status,

@@ -10,6 +10,7 @@
 --                (game_verdicts, match games only): it counts as Lichess's JSON reports it
 --                (TEAM-SCORE-1, ACWC-Q-2) unless the TD excludes it; both reasons in one row.
 -- url: the game or profile on lichess.org when the record names one, else NULL.
+-- key: source, record_key, kind
 CREATE OR REPLACE VIEW rejected AS
 SELECT
     r.source,

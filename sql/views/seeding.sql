@@ -7,6 +7,7 @@
 -- is configured. *_source says where each number came from ('games' | 'rating_history'), NULL
 -- when the stored data holds no rating at all. seed_rating is what players.csv says. team as
 -- shown (audited_players), team_id the entrant id.
+-- key: user_id, team_id
 CREATE OR REPLACE VIEW seeding AS
 WITH p AS (
     SELECT ap.user_id, ap.username, ap.team, ap.team_id, ap.board, ap.seed_rating,

@@ -4,6 +4,7 @@
 -- of the player coming in (`value`) at that start: the last rating before it (rating_events:
 -- games, or the daily history where no game is stored; NULL when none is stored). The audits
 -- team_comp_replacement (TEAM-COMP-6) and team_comp_substitutes (TEAM-COMP-5) read it.
+-- key: line
 CREATE OR REPLACE VIEW swap_ratings AS
 WITH swaps AS (
     SELECT o.line, o.action, o.stage, o.round, o.subject, o.value, m.entrant AS team, m.board,

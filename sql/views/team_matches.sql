@@ -2,6 +2,7 @@
 -- override: the TD ruling (armageddon, ARM-1) that decided it, with its reason (the winner as shown); tiebreak: how a
 -- tied knockout match was decided (TEAM-KO-1) or what it still needs.
 -- team_a, team_b, winner are names as shown (entrant_names); *_id the ids the scored tables use.
+-- key: stage, round, team_a_id
 CREATE OR REPLACE VIEW team_matches AS
 SELECT t.stage, t.round, coalesce(na.entrant, t.team_a) AS team_a, coalesce(nb.entrant, t.team_b) AS team_b,
        t.a_points, t.b_points, t.max_points, t.winning_points, t.decided_by_game_id,

@@ -6,6 +6,7 @@
 -- points wait. team_a/team_b/winner as in team_matches: names as shown (entrant_names: in
 -- individual events the players' display names), the ids in team_a_id/team_b_id/winner_id;
 -- name_a/name_b the same names, and boards the players' display names (display_names).
+-- key: stage, round, team_a_id
 CREATE OR REPLACE VIEW unplayed_matches AS
 WITH b AS (
     SELECT r.stage, r.round, r.team_a,

@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from pipeline import progress
 from pipeline.cli.app import app
 from pipeline.inputs.config import load_config
-from pipeline.store import publish
+from pipeline.store import snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 SKELETON_GAMES = 37  # lines of tests/data/skeleton/lichess/games.ndjson, all between registered players
@@ -180,7 +180,7 @@ def test_a_second_run_stops_at_once_with_exit_3_before_prefect_starts(tmp_path: 
     toml = skeleton_at(tmp_path, 0)
     cfg = load_config(toml)
     assert cfg.paths.prefect_home is not None
-    with publish.writer_lock(cfg.paths.work_database):
+    with snapshot.writer_lock(cfg.paths.work_database):
         started = time.monotonic()
         proc = subprocess.run(
             [sys.executable, "-X", "importtime", "-m", "pipeline", "nightly", "--config", str(toml)],

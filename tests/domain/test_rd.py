@@ -22,7 +22,7 @@ import polars as pl
 import pytest
 from rd_simulation import simulate
 
-from pipeline.domain import glicko, rd
+from pipeline.domain import glicko, rd, rd_game
 from pipeline.lichess import client
 from pipeline.stages import ratings
 from pipeline.store import gateway
@@ -241,7 +241,7 @@ def _settle_every_round(
     pres = list(priors)
     last: list[Any] = [None, None]
     for _ in range(rd.ROUNDS):
-        last = [rd._combine(priors[i], sides[i], sides[1 - i].rating, pres[1 - i], default.rd) for i in (0, 1)]
+        last = [rd_game._combine(priors[i], sides[i], sides[1 - i].rating, pres[1 - i], default.rd) for i in (0, 1)]
         pres = [last[0][1], last[1][1]]
     return (
         [last[i][0] if wanted[i] else None for i in (0, 1)],

@@ -18,7 +18,8 @@ from pipeline.domain.linking import GAME_COLUMNS, BoardPairing, Lineup, board_pa
 from pipeline.domain.scoring import score_boards, score_matches
 from pipeline.errors import InputError
 from pipeline.inputs.config import load_config
-from pipeline.inputs.td_files import read_overrides, read_pairings, read_teams
+from pipeline.inputs.td_files import read_pairings, read_teams
+from pipeline.inputs.td_overrides import read_overrides
 from pipeline.model import Override, Pairing
 
 START = dt.datetime(2026, 9, 1, tzinfo=dt.UTC)

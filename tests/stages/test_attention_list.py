@@ -21,7 +21,7 @@ from pipeline.inputs.config import load_config
 from pipeline.model import Config
 from pipeline.stages import attention, audit, context, ingest, record, score
 from pipeline.stages.site import site_stage
-from pipeline.store import publish
+from pipeline.store import snapshot
 
 UTC = dt.UTC
 AFTER_ROUNDS = dt.datetime(2026, 3, 20, tzinfo=UTC)  # round 2's window closed 03-17 00:00, its margin 03-20
@@ -227,7 +227,7 @@ def test_the_command_reads_the_snapshot_without_the_lock_and_says_when_it_is_sta
     cfg, _ = night(folder, AFTER_ROUNDS)
     _, stored = night(folder, AFTER_ROUNDS)
     toml = str(folder / "tournament.toml")
-    with publish.writer_lock(cfg.paths.work_database):
+    with snapshot.writer_lock(cfg.paths.work_database):
         proc = cli("attention", "--config", toml, "--now", "2026-03-20T00:00:00Z")
         late = cli("attention", "--config", toml, "--now", "2026-03-21T13:00:00Z", "--json")
     assert proc.returncode == 0, proc.stderr

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from audit_world import NOW, REG, UTC, AuditWorld, run_file
 
-from pipeline.store import gateway
+from pipeline.store import audit_findings, gateway, sql_files
 
 
 def t(*args: int) -> dt.datetime:
@@ -1601,7 +1601,7 @@ def test_audit_findings_is_the_union_of_the_files(tmp_path: Path) -> None:
         finally:
             con.close()
         assert union, kind
-        for f in gateway.audit_files():
+        for f in sql_files.audit_files():
             mine = sorted((r[1:] for r in union if r[0] == f.stem), key=str)
             assert mine == sorted(run_file(path, f.stem), key=str), f.stem
 
@@ -1611,7 +1611,7 @@ def test_team_audits_find_nothing_in_an_individual_event_and_back(tmp_path: Path
     for kind, prefix in (("team", "TEAM-"), ("individual", "ACWC-")):
         w = violations_everywhere(tmp_path / kind, kind)
         path = w.build()
-        rules = {r[0] for f in gateway.audit_files() for r in run_file(path, f.stem)}
+        rules = {r[0] for f in sql_files.audit_files() for r in run_file(path, f.stem)}
         assert rules and all(r.startswith(prefix) for r in rules), (kind, rules)
 
 
@@ -1623,9 +1623,9 @@ def test_every_audit_has_the_audit_findings_columns(tmp_path: Path) -> None:
     path = violations_everywhere(tmp_path, "team").build()
     con = duckdb.connect(str(path), read_only=True)
     try:
-        for f in gateway.audit_files():
-            described = [(r[0], r[1]) for r in con.sql(f"DESCRIBE {gateway.audit_sql(f)}").fetchall()]
-            assert described == [(c, "VARCHAR") for c in gateway.FINDING_COLUMNS], f.stem
+        for f in sql_files.audit_files():
+            described = [(r[0], r[1]) for r in con.sql(f"DESCRIBE {sql_files.audit_sql(f)}").fetchall()]
+            assert described == [(c, "VARCHAR") for c in audit_findings.FINDING_COLUMNS], f.stem
         severities = {r[0] for r in con.sql("SELECT DISTINCT severity FROM audit_findings").fetchall()}
     finally:
         con.close()
@@ -1659,7 +1659,7 @@ def test_every_audit_file_names_its_rules_and_every_audited_rule_has_a_file() ->
     """Header: 'Audit <name>. Rules: ...', an invariant and a grain; together they cover every audited rule
     (AUDITED_RULES: eligibility, composition, the board-4 cap, conduct, ACWC eligibility and seeding)."""
     covered = set()
-    for f in gateway.audit_files():
+    for f in sql_files.audit_files():
         assert f.read_text(encoding="utf-8").startswith(f"-- Audit {f.stem}. Rules: "), f.name
         covered |= set(header_rules(f))
     assert [r for r in AUDITED_RULES if r not in covered] == []
@@ -1669,7 +1669,7 @@ def test_every_audit_file_has_a_clean_and_a_violating_test() -> None:
     """Each sql/audits file is run by at least two tests here (a clean case and a planted violation),
     one of them named ..._clean."""
     bodies = re.split(r"\ndef ", Path(__file__).read_text(encoding="utf-8"))
-    for f in gateway.audit_files():
+    for f in sql_files.audit_files():
         users = [b.split("(", 1)[0] for b in bodies if b.startswith("test_") and f'run("{f.stem}"' in b]
         assert len(users) >= 2 and any("_clean" in u for u in users), (f.stem, users)
 

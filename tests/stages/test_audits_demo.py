@@ -29,7 +29,7 @@ from demo_audit import (
     trap_findings,
 )
 
-from pipeline.store import gateway
+from pipeline.store import sql_files
 
 
 def test_every_planted_audit_violation_is_found(suite_demo: Path, audited: dict[str, Path]) -> None:
@@ -109,7 +109,7 @@ def test_each_audit_file_runs_verbatim_on_the_published_file(audited: dict[str, 
             "SELECT audit, rule_id, severity, subject, team, detail, evidence_url FROM audit_findings"
         ).fetchall()
         con.execute("SET TimeZone = 'Asia/Kolkata'")
-        for path in gateway.audit_files():
+        for path in sql_files.audit_files():
             mine = sorted((r[1:] for r in union if r[0] == path.stem), key=str)
             assert sorted(con.sql(path.read_text(encoding="utf-8")).fetchall(), key=str) == mine, path.stem
     finally:
@@ -124,22 +124,22 @@ def test_the_duckdb_cli_runs_each_audit_file_on_the_published_snapshot(
 ) -> None:
     """A TD's `duckdb -readonly` (the duckdb-cli package, DuckDB 1.5) on the published snapshot
     (DuckDB 1.0's storage format): every audit file runs and prints exactly audit_findings' rows."""
-    from pipeline.store import publish
+    from pipeline.store import snapshot
 
     cli = Path(sys.executable).parent / "duckdb"
     for event, db in audited.items():
-        snapshot = tmp_path / f"{event}.duckdb"
-        publish.publish(db, snapshot)
-        con = duckdb.connect(str(snapshot), read_only=True)
+        published = tmp_path / f"{event}.duckdb"
+        snapshot.replace_published(db, published)
+        con = duckdb.connect(str(published), read_only=True)
         try:
             union = con.sql(
                 "SELECT audit, rule_id, severity, subject, team, detail, evidence_url FROM audit_findings"
             ).fetchall()
         finally:
             con.close()
-        for path in gateway.audit_files():
+        for path in sql_files.audit_files():
             proc = subprocess.run(
-                [str(cli), "-readonly", "-csv", "-noheader", "-nullvalue", "", str(snapshot)],
+                [str(cli), "-readonly", "-csv", "-noheader", "-nullvalue", "", str(published)],
                 input=path.read_text(encoding="utf-8"),
                 capture_output=True,
                 text=True,
@@ -227,10 +227,10 @@ def test_the_audit_stage_evaluates_only_its_kinds_audits_and_finds_every_row_of_
     own = audit.AUDITS_OF_KIND[kind]
     con = duckdb.connect(str(audited[event]), read_only=True)
     try:
-        others = [f for f in gateway.audit_files() if not f.stem.startswith(own)]
+        others = [f for f in sql_files.audit_files() if not f.stem.startswith(own)]
         assert len(others) >= 7
         for f in others:
-            assert con.sql(f"SELECT count(*) FROM (\n{gateway.audit_sql(f)}\n)").fetchall() == [(0,)], f.name
+            assert con.sql(f"SELECT count(*) FROM (\n{sql_files.audit_sql(f)}\n)").fetchall() == [(0,)], f.name
         every = audit.read_findings(con)
         assert every and audit.read_findings(con, kind) == every
         assert con.sql("SELECT count(*) FROM audit_findings").fetchall() == [(len(every),)]  # the view is whole again

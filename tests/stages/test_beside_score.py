@@ -22,7 +22,7 @@ from pipeline.model import Config
 from pipeline.sim.season import TEAM_START
 from pipeline.stages import audit, context, score
 from pipeline.stages.ingest import ingest_stage, lichess_base_url
-from pipeline.store import gateway
+from pipeline.store import gateway, sql_files
 
 NIGHT_3 = TEAM_START + dt.timedelta(days=7 * 3, hours=3)  # 03:00 UTC on the Tuesday after Swiss round 3
 
@@ -85,7 +85,7 @@ def test_the_findings_are_those_of_the_whole_audit_in_the_same_order(
     assert beside.csv_path.read_bytes() == in_sequence.csv_path.read_bytes()
     # both halves found something, so the merge is exercised: an audit that reads the score stage's
     # results (TEAM-COMP-5's board order reads none; TEAM-SCORE-4 / TEAM-CONDUCT-* do) and one that does not
-    by_file = {f.stem: audit.reads_scores(f) for f in gateway.audit_files()}
+    by_file = {f.stem: audit.reads_scores(f) for f in sql_files.audit_files()}
     assert {by_file[f.audit] for f in beside.findings} == {True, False}
 
 

@@ -1,4 +1,4 @@
-"""Upgrading a database written by an earlier release (sql/migrations, store.migrate): opened
+"""Upgrading a database written by an earlier release (sql/migrations, gateway.migrate): opened
 through the gateway, it ends with exactly the tables and columns (names, types, defaults, order)
 and constraints of a database this release creates, keeps every row it had, and records each
 migration once; a second open runs nothing. The databases under tests/data/releases/ were
@@ -15,7 +15,7 @@ import duckdb
 import pytest
 from skeleton_kit import copy_skeleton, run_skeleton
 
-from pipeline.store import gateway as store
+from pipeline.store import gateway, sql_files
 
 RELEASES = Path(__file__).resolve().parents[1] / "data" / "releases"
 # c638f8a: the last release before any ALTER, 15 tables (no td_overrides, td_byes, audit or RD
@@ -38,7 +38,7 @@ def unpack(release: str, tmp_path: Path) -> Path:
 def catalog(con: duckdb.DuckDBPyConnection) -> Catalog:
     """Per base table: DESCRIBE (column name, type, null, key, default, extra, in column order) and
     its constraints."""
-    tables = [t for (t, _) in con.execute(store.sql("queries/table_columns")).fetchall()]
+    tables = [t for (t, _) in con.execute(gateway.sql("queries/table_columns")).fetchall()]
     out = {}
     for table in sorted(set(tables)):
         columns = con.sql(f"DESCRIBE {table}").fetchall()
@@ -55,7 +55,7 @@ def contents(db: Path) -> dict[str, tuple[list[str], list[tuple]]]:
     con = duckdb.connect(str(db), read_only=True)
     try:
         out = {}
-        for table, column in con.execute(store.sql("queries/table_columns")).fetchall():
+        for table, column in con.execute(gateway.sql("queries/table_columns")).fetchall():
             out.setdefault(table, ([], []))[0].append(column)
         for table, (columns, rows) in out.items():
             rows.extend(sorted(con.sql(f"SELECT {', '.join(columns)} FROM {table}").fetchall(), key=repr))
@@ -66,7 +66,7 @@ def contents(db: Path) -> dict[str, tuple[list[str], list[tuple]]]:
 
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
-    con = store.connect(tmp_path_factory.mktemp("fresh") / "fresh.duckdb")
+    con = gateway.connect(tmp_path_factory.mktemp("fresh") / "fresh.duckdb")
     try:
         return catalog(con)
     finally:
@@ -84,16 +84,16 @@ def test_a_database_of_an_earlier_release_opens_as_a_new_one_would_be(
     db = unpack(release, tmp_path)
     old = contents(db)
     assert "schema_migrations" not in old
-    con = store.connect(db)
+    con = gateway.connect(db)
     try:
         assert catalog(con) == fresh
         runs = recorded(con)
-        assert [(m, how) for m, how, _ in runs] == [(p.stem, "applied") for p in store.migration_files()]
-        assert store.migrate(con) == []  # nothing left to run
+        assert [(m, how) for m, how, _ in runs] == [(p.stem, "applied") for p in sql_files.migration_files()]
+        assert gateway.migrate(con) == []  # nothing left to run
         assert recorded(con) == runs
     finally:
         con.close()
-    con = store.connect(db)  # a second open: nothing applied, nothing recorded again
+    con = gateway.connect(db)  # a second open: nothing applied, nothing recorded again
     try:
         assert recorded(con) == runs
     finally:
@@ -105,7 +105,7 @@ def test_a_database_of_an_earlier_release_opens_as_a_new_one_would_be(
     finally:
         kept.close()
     assert sum(len(rows) for _, rows in old.values()) > 200  # a real night's data, not empty tables
-    assert all(n >= 0 for n in store.view_counts(db).values())  # every view runs on the upgraded file
+    assert all(n >= 0 for n in gateway.view_counts(db).values())  # every view runs on the upgraded file
 
 
 def test_the_columns_a_migration_adds_hold_its_default_on_old_rows(tmp_path: Path) -> None:
@@ -113,7 +113,7 @@ def test_the_columns_a_migration_adds_hold_its_default_on_old_rows(tmp_path: Pat
     migrations 001-009 add: each gets that column's default ('' / false / 0, NULL without one);
     its raw games predate raw_games.source (011): 'api'."""
     db = unpack("c638f8a", tmp_path)
-    store.connect(db).close()
+    gateway.connect(db).close()
     con = duckdb.connect(str(db), read_only=True)
     try:
         assert con.sql("SELECT override, is_unplayed, count(*) FROM scored_board_results GROUP BY ALL").fetchall() == [
@@ -134,7 +134,7 @@ def test_the_columns_a_migration_adds_hold_its_default_on_old_rows(tmp_path: Pat
 def test_a_night_on_the_upgraded_database_writes_what_it_writes_on_a_new_one(tmp_path: Path) -> None:
     """c638f8a's database of the skeleton, upgraded, then ingested, scored and exported by this
     release as of the same night, holds exactly what a new database holds after that night:
-    every table's rows (store.table_checksums: fetch and verify times left out) but the migration
+    every table's rows (gateway.table_checksums: fetch and verify times left out) but the migration
     record, whose rows say 'applied' there and 'created' here."""
     upgraded, new = copy_skeleton(tmp_path / "upgraded"), copy_skeleton(tmp_path / "new")
     (upgraded / "out").mkdir()
@@ -144,7 +144,7 @@ def test_a_night_on_the_upgraded_database_writes_what_it_writes_on_a_new_one(tmp
         run_skeleton(folder)
         con = duckdb.connect(str(folder / "out" / "skeleton.duckdb"), read_only=True)
         try:
-            sums.append(store.table_checksums(con))
+            sums.append(gateway.table_checksums(con))
         finally:
             con.close()
     assert sums[0].keys() == sums[1].keys()
@@ -154,12 +154,12 @@ def test_a_night_on_the_upgraded_database_writes_what_it_writes_on_a_new_one(tmp
 
 def test_a_new_database_is_created_final_and_runs_no_migration(tmp_path: Path) -> None:
     """A new file gets the final CREATEs and every migration recorded as 'created' (none run)."""
-    con = store.connect(tmp_path / "new.duckdb")
+    con = gateway.connect(tmp_path / "new.duckdb")
     try:
         runs = recorded(con)
-        assert [(m, how) for m, how, _ in runs] == [(p.stem, "created") for p in store.migration_files()]
+        assert [(m, how) for m, how, _ in runs] == [(p.stem, "created") for p in sql_files.migration_files()]
         assert len(runs) == 11
-        assert store.migrate(con) == []
+        assert gateway.migrate(con) == []
         assert recorded(con) == runs
     finally:
         con.close()
@@ -170,15 +170,15 @@ def test_a_migration_not_yet_recorded_runs_once(tmp_path: Path) -> None:
     fingerprint gone, as a database of the release before it would be): the next open runs that
     one and no other, and the rows stored before it say they came from the API."""
     db = tmp_path / "t.duckdb"
-    last = store.migration_files()[-1]  # 011: raw_games.source ('api' | 'dump')
-    con = store.connect(db)
+    last = sql_files.migration_files()[-1]  # 011: raw_games.source ('api' | 'dump')
+    con = gateway.connect(db)
     con.execute("ALTER TABLE raw_games DROP COLUMN source")
     con.execute("INSERT INTO raw_games VALUES ('abcdefgh', '{}', TIMESTAMPTZ '2026-01-01 00:00:00+00')")
     con.execute("DELETE FROM schema_migrations WHERE migration = ?", [last.stem])
     con.execute("COMMENT ON VIEW audit_findings IS NULL")  # nor the fingerprint of this release's SQL
     before = recorded(con)
     con.close()
-    con = store.connect(db)
+    con = gateway.connect(db)
     try:
         after = recorded(con)
         assert after[:-1] == before
@@ -192,7 +192,7 @@ def test_each_table_is_created_by_one_schema_file_and_altered_only_by_migrations
     """sql/schema: one CREATE TABLE per file and per table, no ALTER; sql/migrations: numbered files
     of one statement each under a header saying what they add and which databases need it."""
     created: dict[str, str] = {}
-    for path in sorted((store.SQL_DIR / "schema").glob("*.sql")):
+    for path in sorted((sql_files.SQL_DIR / "schema").glob("*.sql")):
         code = "\n".join(line.split("--")[0] for line in path.read_text(encoding="utf-8").splitlines())
         tables = re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", code)
         assert len(tables) == 1 and code.count(";") == 1, path.name
@@ -200,7 +200,7 @@ def test_each_table_is_created_by_one_schema_file_and_altered_only_by_migrations
         assert tables[0] not in created, (path.name, created.get(tables[0]))
         created[tables[0]] = path.name
     numbers = []
-    for path in store.migration_files():
+    for path in sql_files.migration_files():
         text = path.read_text(encoding="utf-8")
         assert re.fullmatch(r"(\d{3})_\w+\.sql", path.name), path.name
         numbers.append(int(path.name[:3]))
@@ -213,40 +213,40 @@ def test_each_table_is_created_by_one_schema_file_and_altered_only_by_migrations
 
 
 def view_names(con: duckdb.DuckDBPyConnection) -> set[str]:
-    return {n for (n,) in con.execute(store.sql("queries/user_views")).fetchall()}
+    return {n for (n,) in con.execute(gateway.sql("queries/user_views")).fetchall()}
 
 
 def test_a_database_up_to_date_with_these_sql_files_is_not_migrated_again(tmp_path: Path) -> None:
-    """store.migrate keeps the fingerprint of the SQL files it ran as the comment of the
+    """gateway.migrate keeps the fingerprint of the SQL files it ran as the comment of the
     audit_findings view, created last. A later connect that finds the same fingerprint leaves the
     database as it is. A dropped view therefore stays dropped: that is how the test can see the
     skip. A different fingerprint, like the one an older release leaves, runs everything again
     and re-creates the views; and a database without the view (a migration stopped half-way)
     is migrated too."""
     db = tmp_path / "t.duckdb"
-    con = store.connect(db)
-    fingerprint = store.sql_fingerprint()
-    assert con.execute(store.sql("queries/schema_fingerprint"), ["audit_findings"]).fetchall() == [(fingerprint,)]
+    con = gateway.connect(db)
+    fingerprint = sql_files.sql_fingerprint()
+    assert con.execute(gateway.sql("queries/schema_fingerprint"), ["audit_findings"]).fetchall() == [(fingerprint,)]
     every_view = view_names(con)
     assert {"audit_findings", "elig_game_counts"} <= every_view
     con.execute("DROP VIEW elig_game_counts")
     con.close()
 
-    con = store.connect(db)  # same fingerprint: nothing runs
+    con = gateway.connect(db)  # same fingerprint: nothing runs
     assert view_names(con) == every_view - {"elig_game_counts"}
     con.execute("COMMENT ON VIEW audit_findings IS 'an older release'")
     con.close()
 
-    con = store.connect(db)  # another fingerprint: the views are made again
+    con = gateway.connect(db)  # another fingerprint: the views are made again
     assert view_names(con) == every_view
     con.execute("DROP VIEW elig_game_counts")
     con.execute("DROP VIEW audit_findings")
     con.close()
 
-    con = store.connect(db)  # no fingerprint at all
+    con = gateway.connect(db)  # no fingerprint at all
     try:
         assert view_names(con) == every_view
-        assert con.execute(store.sql("queries/schema_fingerprint"), ["audit_findings"]).fetchall() == [(fingerprint,)]
+        assert con.execute(gateway.sql("queries/schema_fingerprint"), ["audit_findings"]).fetchall() == [(fingerprint,)]
     finally:
         con.close()
 
@@ -257,19 +257,19 @@ def test_the_fingerprint_changes_with_any_sql_file_migrate_runs(
     """sql_fingerprint reads sql/schema, sql/migrations, sql/views and sql/audits by name and text:
     one changed byte in a view gives another fingerprint, and so does a renamed audit file."""
     copy = tmp_path / "sql"
-    shutil.copytree(store.SQL_DIR, copy)
-    monkeypatch.setattr(store, "SQL_DIR", copy)
-    store.sql_fingerprint.cache_clear()
+    shutil.copytree(sql_files.SQL_DIR, copy)
+    monkeypatch.setattr(sql_files, "SQL_DIR", copy)
+    sql_files.sql_fingerprint.cache_clear()
     try:
-        base = store.sql_fingerprint()
+        base = sql_files.sql_fingerprint()
         view = copy / "views" / "elig_game_counts.sql"
         view.write_text(view.read_text(encoding="utf-8") + " ", encoding="utf-8")
-        store.sql_fingerprint.cache_clear()
-        changed = store.sql_fingerprint()
+        sql_files.sql_fingerprint.cache_clear()
+        changed = sql_files.sql_fingerprint()
         audit = sorted((copy / "audits").glob("*.sql"))[0]
         audit.rename(audit.with_name("z_" + audit.name))
-        store.sql_fingerprint.cache_clear()
-        renamed = store.sql_fingerprint()
+        sql_files.sql_fingerprint.cache_clear()
+        renamed = sql_files.sql_fingerprint()
     finally:
-        store.sql_fingerprint.cache_clear()
+        sql_files.sql_fingerprint.cache_clear()
     assert len({base, changed, renamed}) == 3

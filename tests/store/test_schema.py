@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.resources import SQL_DIR
 from pipeline.store import gateway
 
 CONTRACT = {
@@ -41,7 +42,7 @@ def test_view_has_its_documented_columns_first(tmp_path: Path, view: str) -> Non
 
 def test_every_sql_file_states_its_grain_or_invariant() -> None:
     """A header comment on every SQL file: its grain or invariant."""
-    for path in sorted(gateway.SQL_DIR.rglob("*.sql")):
+    for path in sorted(SQL_DIR.rglob("*.sql")):
         first = path.read_text(encoding="utf-8").lstrip().splitlines()[0]
         assert first.startswith("-- "), path
 

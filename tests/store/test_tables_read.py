@@ -1,4 +1,4 @@
-"""gateway.tables_read / views_read: the stored tables and views a query may read, found in its
+"""view_graph.tables_read / views_read: the stored tables and views a query may read, found in its
 text and the view files it names. The audits that read no table the score stage decides run beside
 it (pipeline/stages/audit.py beside_score), so the list must never miss a table a query reads:
 checked against the tables DuckDB's own plan scans, for every view and every audit file. The plans
@@ -14,9 +14,9 @@ import duckdb
 import pytest
 
 from pipeline.resources import SQL_DIR
-from pipeline.store import gateway
+from pipeline.store import gateway, sql_files, view_graph
 
-QUERIES = sorted((SQL_DIR / "views").glob("*.sql")) + gateway.audit_files()
+QUERIES = sorted((SQL_DIR / "views").glob("*.sql")) + sql_files.audit_files()
 
 
 def scanned(con: duckdb.DuckDBPyConnection, text: str) -> frozenset[str]:
@@ -47,7 +47,7 @@ def con(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
 
 def select_of(path: Path) -> str:
     """The SELECT a view file defines, or an audit file's SELECT."""
-    text = gateway.audit_sql(path)
+    text = sql_files.audit_sql(path)
     if path.parent.name == "views":
         return f"SELECT * FROM {path.stem}"
     return text
@@ -58,15 +58,17 @@ def test_every_table_the_plan_scans_is_listed(con: duckdb.DuckDBPyConnection, pa
     text = path.read_text(encoding="utf-8")
     plan = scanned(con, select_of(path))
     assert plan, f"{path.name}: the plan scans no table (the test would check nothing)"
-    assert plan <= gateway.tables_read(text), f"{path.name}: not listed: {sorted(plan - gateway.tables_read(text))}"
+    assert plan <= view_graph.tables_read(text), (
+        f"{path.name}: not listed: {sorted(plan - view_graph.tables_read(text))}"
+    )
 
 
 def test_a_table_read_only_through_views_is_listed() -> None:
     # rating_events reads lichess_games only through post_game_ratings
-    assert "lichess_games" not in gateway.audit_sql(SQL_DIR / "views" / "rating_events.sql")
-    assert {"lichess_games", "lichess_rating_points"} <= gateway.tables_read("SELECT * FROM rating_events")
-    assert {"rating_events", "post_game_ratings"} <= gateway.views_read("SELECT * FROM rating_events")
-    assert gateway.tables_read("SELECT 1 AS lichess_game, 2 AS td_members_x") == frozenset()  # whole words only
+    assert "lichess_games" not in sql_files.audit_sql(SQL_DIR / "views" / "rating_events.sql")
+    assert {"lichess_games", "lichess_rating_points"} <= view_graph.tables_read("SELECT * FROM rating_events")
+    assert {"rating_events", "post_game_ratings"} <= view_graph.views_read("SELECT * FROM rating_events")
+    assert view_graph.tables_read("SELECT 1 AS lichess_game, 2 AS td_members_x") == frozenset()  # whole words only
 
 
 def test_the_score_dependent_audits_are_those_whose_plans_read_scores(con: duckdb.DuckDBPyConnection) -> None:
@@ -74,8 +76,8 @@ def test_the_score_dependent_audits_are_those_whose_plans_read_scores(con: duckd
     decides is one; the others (the plans read no score) are run beside the score stage."""
     from pipeline.stages import audit, score
 
-    by_plan = {p.stem for p in gateway.audit_files() if scanned(con, gateway.audit_sql(p)) & score.RESULTS}
-    by_text = {p.stem for p in gateway.audit_files() if audit.reads_scores(p)}
+    by_plan = {p.stem for p in sql_files.audit_files() if scanned(con, sql_files.audit_sql(p)) & score.RESULTS}
+    by_text = {p.stem for p in sql_files.audit_files() if audit.reads_scores(p)}
     assert by_plan, "no audit reads the score stage's results: the split would check nothing"
     assert by_plan == by_text
-    assert len(by_text) < len(gateway.audit_files()) / 2  # most audits run beside the score stage
+    assert len(by_text) < len(sql_files.audit_files()) / 2  # most audits run beside the score stage

@@ -141,7 +141,7 @@ def ensure_work(work: Path, published: Path) -> list[str]:
     return warnings
 
 
-def publish(work: Path, published: Path) -> dict[str, int]:
+def replace_published(work: Path, published: Path) -> dict[str, int]:
     """Publish the working database as a new self-contained snapshot at ``published``, atomically:
     a byte copy of the checkpointed working file when it is in the snapshot's storage format, else
     a rewrite (see the module docstring). Returns the row count of every view in it. Call it

@@ -19,8 +19,9 @@ import pytest
 
 from pipeline.errors import InputError
 from pipeline.inputs.config import load_config
+from pipeline.resources import SQL_DIR
 from pipeline.stages import record
-from pipeline.store import gateway, publish
+from pipeline.store import gateway, snapshot
 
 AT = dt.datetime(2026, 3, 20, 3, 0, tzinfo=dt.UTC)
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +52,7 @@ def test_snapshot_is_self_contained_with_every_table_and_view(tmp_path: Path) ->
     work, published = tmp_path / "t.work.duckdb", tmp_path / "t.duckdb"
     make_work(work)
     in_work = catalog(work)
-    counts = publish.publish(work, published)
+    counts = snapshot.replace_published(work, published)
     assert counts["later_stage_summary"] == 1 and counts["standings"] == 0 and counts["runs"] == 0
     work.unlink()  # self-contained: nothing refers back to the working file
     con = duckdb.connect(str(published), read_only=True)
@@ -63,7 +64,7 @@ def test_snapshot_is_self_contained_with_every_table_and_view(tmp_path: Path) ->
     assert catalog(published) == in_work
     assert {"later_stage_params", "pipeline_runs", "raw_games"} <= in_work["tables"]
     assert in_work["views"] == (
-        {p.stem for p in (gateway.SQL_DIR / "views").glob("*.sql")} | {"audit_findings", "later_stage_summary"}
+        {p.stem for p in (SQL_DIR / "views").glob("*.sql")} | {"audit_findings", "later_stage_summary"}
     )  # audit_findings: generated from sql/audits
     assert not list(tmp_path.glob("t.duckdb.tmp-*"))
 
@@ -106,8 +107,8 @@ def test_a_working_file_in_the_snapshots_format_is_published_as_its_bytes(
         con.close()
     wal = work.with_name(work.name + ".wal")
     assert wal.stat().st_size > 0
-    with caplog.at_level(logging.INFO, logger=publish.__name__):
-        counts = publish.publish(work, published)
+    with caplog.at_level(logging.INFO, logger=snapshot.__name__):
+        counts = snapshot.replace_published(work, published)
     assert any("as a byte copy (storage format v1.0.0+)" in r.getMessage() for r in caplog.records)
     assert not wal.exists()
     assert sha256(published) == sha256(work)
@@ -132,8 +133,8 @@ def test_a_working_file_in_a_newer_format_is_rewritten_in_the_snapshots(
     newest = gateway.checkpointed_storage_version(work)  # after the pipeline's read-write connect
     assert newest.rstrip("+") != gateway.SNAPSHOT_STORAGE_VERSION, newest
     in_work = catalog(work)
-    with caplog.at_level(logging.INFO, logger=publish.__name__):
-        counts = publish.publish(work, published)
+    with caplog.at_level(logging.INFO, logger=snapshot.__name__):
+        counts = snapshot.replace_published(work, published)
     assert any("rewritten into storage format v1.0.0: the working" in r.getMessage() for r in caplog.records)
     assert counts["later_stage_summary"] == 1
     assert storage_version(published) == "v1.0.0+"
@@ -141,8 +142,8 @@ def test_a_working_file_in_a_newer_format_is_rewritten_in_the_snapshots(
     # converted once: the working file is now the snapshot's bytes, so the next publish copies them
     assert sha256(work) == sha256(published)
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger=publish.__name__):
-        publish.publish(work, published)
+    with caplog.at_level(logging.INFO, logger=snapshot.__name__):
+        snapshot.replace_published(work, published)
     assert any("as a byte copy (storage format v1.0.0+)" in r.getMessage() for r in caplog.records)
     assert catalog(work) == in_work
 
@@ -150,7 +151,7 @@ def test_a_working_file_in_a_newer_format_is_rewritten_in_the_snapshots(
 def test_publishing_without_a_working_file_says_so(tmp_path: Path) -> None:
     work, published = tmp_path / "t.work.duckdb", tmp_path / "t.duckdb"
     with pytest.raises(FileNotFoundError, match=re.escape(f"no working database {work} to publish")):
-        publish.publish(work, published)
+        snapshot.replace_published(work, published)
     assert not work.exists() and not published.exists()
 
 
@@ -161,7 +162,7 @@ def test_duckdb_cli_reads_the_snapshot(tmp_path: Path) -> None:
     assert cli.exists(), "pip install -e '.[test]' installs the duckdb-cli package"
     work, published = tmp_path / "t.work.duckdb", tmp_path / "t.duckdb"
     make_work(work)
-    publish.publish(work, published)
+    snapshot.replace_published(work, published)
     proc = subprocess.run(
         [
             str(cli),
@@ -184,7 +185,7 @@ def test_a_snapshot_whose_view_does_not_run_is_not_published(tmp_path: Path) -> 
     the file TDs read stays byte for byte the last good one, and no temporary file is left."""
     work, published = tmp_path / "t.work.duckdb", tmp_path / "t.duckdb"
     make_work(work)
-    publish.publish(work, published)
+    snapshot.replace_published(work, published)
     before = sha256(published)
     con = gateway.connect(work)
     try:
@@ -194,7 +195,7 @@ def test_a_snapshot_whose_view_does_not_run_is_not_published(tmp_path: Path) -> 
     finally:
         con.close()
     with pytest.raises(duckdb.CatalogException, match="scratch"):
-        publish.publish(work, published)
+        snapshot.replace_published(work, published)
     assert sha256(published) == before
     assert not list(tmp_path.glob("t.duckdb.tmp-*"))
 
@@ -208,8 +209,8 @@ def test_a_second_writer_is_refused_with_the_holders_pid(tmp_path: Path) -> None
             sys.executable,
             "-c",
             (
-                "import sys, time; from pathlib import Path; from pipeline.store import publish\n"
-                f"with publish.writer_lock(Path({str(work)!r})):\n"
+                "import sys, time; from pathlib import Path; from pipeline.store import snapshot\n"
+                f"with snapshot.writer_lock(Path({str(work)!r})):\n"
                 "    print('held', flush=True); time.sleep(60)\n"
             ),
         ],
@@ -219,8 +220,8 @@ def test_a_second_writer_is_refused_with_the_holders_pid(tmp_path: Path) -> None
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with pytest.raises(publish.WriterBusy) as e:
-            with publish.writer_lock(work):
+        with pytest.raises(snapshot.WriterBusy) as e:
+            with snapshot.writer_lock(work):
                 pass
         assert str(e.value) == (
             f"another antichess-td run (pid {holder.pid}) is writing {work}: wait for it to "
@@ -229,16 +230,16 @@ def test_a_second_writer_is_refused_with_the_holders_pid(tmp_path: Path) -> None
     finally:
         holder.kill()
         holder.wait()
-    with publish.writer_lock(work):  # kill -9 released it
+    with snapshot.writer_lock(work):  # kill -9 released it
         pass
 
 
 def test_a_lost_working_database_starts_from_the_published_one(tmp_path: Path) -> None:
     work, published = tmp_path / "t.work.duckdb", tmp_path / "t.duckdb"
     make_work(work)
-    publish.publish(work, published)
+    snapshot.replace_published(work, published)
     work.unlink()
-    publish.ensure_work(work, published)
+    snapshot.ensure_work(work, published)
     assert sha256(work) == sha256(published)  # a byte copy, in the format a working database is kept in
     con = duckdb.connect(str(work), read_only=True)
     try:
