@@ -10,10 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pipeline.domain.findings import Finding
 from pipeline.model import Config
 from pipeline.report import exports
 from pipeline.report.posts import round_post, write_findings, write_results, write_standings
-from pipeline.stages import audit, pairing, placings
+from pipeline.stages import pairing, placings
+from pipeline.stages.audit_findings import read_findings
 from pipeline.store import gateway
 
 if TYPE_CHECKING:
@@ -25,7 +27,7 @@ log = logging.getLogger(__name__)
 PLACINGS_COLUMNS = ("stage", "place", "entrant", "how")
 
 
-def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None) -> list[Path]:
+def export_stage(config: Config, findings: Sequence[Finding] | None = None) -> list[Path]:
     """Per stage: standings_<stage>.csv (the table after the latest round; none for a knockout
     stage, whose order is in placings.csv), results_<stage>.csv (one row per board match: parts,
     totals, game links) and a Markdown post per round (round_<n>.md for the first stage,
@@ -58,7 +60,7 @@ def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None
                 written.append(path)
         written += write_trf_files(config, con)
         if gateway.query(con, "queries/audit_has_run").item():
-            found = audit.read_findings(con) if findings is None else list(findings)
+            found = read_findings(con) if findings is None else list(findings)
             written.append(write_findings(config.paths.exports / "audit_findings.csv", found))
         written += write_cap_charts(config, con)
         rows, notes = (

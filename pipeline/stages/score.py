@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.domain import linking, scoring, standings, verify
+from pipeline.domain.audit_params import params_row
 from pipeline.model import Bye, Config, Pairing, Stage
-from pipeline.stages import audit, context, placings, rescore
+from pipeline.stages import context, placings, rescore
 from pipeline.store import gateway
 
 
@@ -75,7 +76,7 @@ def seeding_ratings(con: Any, config: Config, now: dt.datetime) -> dict[str, flo
     step's record (exports read it as "the audits have run"), so this run's parameters are written
     in a transaction that is rolled back once the ratings are read."""
     with gateway.rolled_back(con):
-        gateway.replace_where(con, "audit_params", {}, [audit.params_row(config, now)])
+        gateway.replace_where(con, "audit_params", {}, [params_row(config, now)])
         return context.entrant_seeds(con, config)
 
 
