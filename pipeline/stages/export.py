@@ -63,26 +63,7 @@ def export_stage(config: Config, findings: Sequence[Finding] | None = None) -> l
             found = read_findings(con) if findings is None else list(findings)
             written.append(write_findings(config.paths.exports / "audit_findings.csv", found))
         written += write_cap_charts(config, con)
-        rows, notes = (
-            pairing.next_knockout_pairings(config, con)
-            if config.kind == "team"
-            else pairing.next_acwc_pairings(config, con)
-        )
-        for note in notes:
-            log.warning("knockout: %s", note)
-        if not rows:  # else a Swiss stage's next round, in the same file
-            rows, notes = pairing.next_swiss_pairings(config, con)
-            for note in notes:
-                log.warning("%s", note)
-        path = config.paths.exports / "next_pairings.csv"
-        if rows:  # a fragment of pairings.csv for the TD to check, publish and append as it is
-            names = dict(gateway.query(con, "queries/entrant_names").iter_rows())  # as `pair` names them
-            rows = [(stage_name, rnd, names.get(a, a), names.get(b, b)) for stage_name, rnd, a, b in rows]
-            columns, proposed = pairing.proposal_rows(con, config, rows)
-            exports.write_csv(path, columns, proposed)
-            written.append(path)
-        else:
-            path.unlink(missing_ok=True)
+        written += write_next_pairings(config, con)
         if "placings" in set(gateway.query(con, "queries/user_views")["view_name"]):  # not in a snapshot from before it
             path = config.paths.exports / "placings.csv"
             exports.write_csv(path, PLACINGS_COLUMNS, gateway.query(con, "queries/placings").iter_rows())
@@ -90,6 +71,32 @@ def export_stage(config: Config, findings: Sequence[Finding] | None = None) -> l
     finally:
         con.close()
     return written
+
+
+def write_next_pairings(config: Config, con: Any) -> list[Path]:
+    """next_pairings.csv: the next knockout or ACWC stage's pairings when ready, else a Swiss
+    stage's next round; removed when there is none."""
+    rows, notes = (
+        pairing.next_knockout_pairings(config, con)
+        if config.kind == "team"
+        else pairing.next_acwc_pairings(config, con)
+    )
+    for note in notes:
+        log.warning("knockout: %s", note)
+    if not rows:  # else a Swiss stage's next round, in the same file
+        rows, notes = pairing.next_swiss_pairings(config, con)
+        for note in notes:
+            log.warning("%s", note)
+    path = config.paths.exports / "next_pairings.csv"
+    if not rows:
+        path.unlink(missing_ok=True)
+        return []
+    # a fragment of pairings.csv for the TD to check, publish and append as it is
+    names = dict(gateway.query(con, "queries/entrant_names").iter_rows())  # as `pair` names them
+    rows = [(stage_name, rnd, names.get(a, a), names.get(b, b)) for stage_name, rnd, a, b in rows]
+    columns, proposed = pairing.proposal_rows(con, config, rows)
+    exports.write_csv(path, columns, proposed)
+    return [path]
 
 
 def write_cap_charts(config: Config, con: Any) -> list[Path]:
