@@ -96,15 +96,24 @@ def write_params(con: duckdb.DuckDBPyConnection, config: Config, now: dt.datetim
 def record_captains(con: duckdb.DuckDBPyConnection, roster: Roster, now: dt.datetime) -> int:
     """TEAM-COMP-8's history: a row for each team whose teams.csv captain differs from the last
     one recorded (the first run records every team's captain). Returns the rows added."""
-    last = {r["team"]: r["player_id"] for r in gateway.query(con, "queries/last_captains").iter_rows(named=True)}
-    new = [
+    new = new_captains(last_captains(con), roster, now)
+    with gateway.transaction(con):
+        gateway.upsert(con, "audit_captains", new)
+    return len(new)
+
+
+def last_captains(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Each team's captain as audit_captains last recorded it."""
+    return {r["team"]: r["player_id"] for r in gateway.query(con, "queries/last_captains").iter_rows(named=True)}
+
+
+def new_captains(last: dict[str, str], roster: Roster, now: dt.datetime) -> list[dict[str, Any]]:
+    """The audit_captains rows to add: each team whose teams.csv captain is not the last recorded."""
+    return [
         {"team": m.entrant, "player_id": m.player_id, "seen_from": now}
         for m in roster.members
         if m.is_captain and last.get(m.entrant) != m.player_id
     ]
-    with gateway.transaction(con):
-        gateway.upsert(con, "audit_captains", new)
-    return len(new)
 
 
 def reads_scores(path: Path) -> bool:
@@ -161,12 +170,15 @@ def ahead_of_audit(
 
 
 def prepare(con: duckdb.DuckDBPyConnection, config: Config, inputs: context.Inputs, now: dt.datetime) -> None:
-    """What every audit reads from the config and the TD's files, written before any is evaluated:
-    the td_* tables, this run's audit parameters and a new captain (TEAM-COMP-8)."""
-    context.write_td_inputs(con, inputs)
-    write_params(con, config, now)
-    if config.kind == "team":
-        record_captains(con, inputs.roster, now)
+    """What every audit reads from the config and the TD's files, written in one transaction before
+    any is evaluated: the td_* tables, this run's audit parameters and a new captain (TEAM-COMP-8)."""
+    last = last_captains(con) if config.kind == "team" else {}
+    rows = {**context.td_rows(inputs), "audit_params": [params_row(config, now)], **list_rows(config)}
+    with gateway.transaction(con):
+        for table, table_rows in rows.items():
+            gateway.replace_all(con, table, table_rows)
+        if config.kind == "team":
+            gateway.upsert(con, "audit_captains", new_captains(last, inputs.roster, now))
 
 
 class BesideScore:
