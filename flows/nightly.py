@@ -54,6 +54,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
 from pipeline.domain.attention import Item
+from pipeline.domain.findings import Finding
 from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
 from pipeline.lichess.ingest_report import IngestReport, merge_reports
@@ -120,19 +121,17 @@ def audit_task(
 
 
 @task(name="export", cache_policy=NO_CACHE)
-def export_task(config: Config, findings: list[audit.Finding]) -> list[str]:
+def export_task(config: Config, findings: list[Finding]) -> list[str]:
     return [str(p) for p in export.export_stage(config, findings)]
 
 
 @task(name="attention", cache_policy=NO_CACHE)
-def attention_task(
-    config: Config, now: dt.datetime, run_id: int, findings: list[audit.Finding]
-) -> attention.AttentionReport:
+def attention_task(config: Config, now: dt.datetime, run_id: int, findings: list[Finding]) -> attention.AttentionReport:
     return attention.attention_stage(config, now, run_id, findings)
 
 
 @task(name="site", cache_policy=NO_CACHE)
-def site_task(config: Config, findings: list[audit.Finding]) -> str:
+def site_task(config: Config, findings: list[Finding]) -> str:
     return site.summary_line(site.site_stage(config, findings))
 
 
@@ -315,7 +314,7 @@ def _ingest(
 
 
 def _publish(
-    run: record.Run, call: TaskCall, work: Config, at: dt.datetime, findings: list[audit.Finding], dry_run: bool
+    run: record.Run, call: TaskCall, work: Config, at: dt.datetime, findings: list[Finding], dry_run: bool
 ) -> dict[str, Any]:
     """After the audit: export, the attention list, publish, then the website and the
     notifications (both read what was just published); returns their part of the result."""

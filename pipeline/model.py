@@ -136,7 +136,7 @@ class Stage:
     # False: the config does not set `rounds`; a team event's knockout bracket then has as many
     # rounds as TEAM-FMT-1's qualifiers call for (run.bracket_size; `rounds` here is a stand-in)
     rounds_given: bool = True
-    # Swiss pairing (pipeline/domain/pairing.py): pairs of entrants never paired, and the score a
+    # Swiss pairing (pipeline/domain/dutch.py): pairs of entrants never paired, and the score a
     # late entrant joins with (entrant, score in the primary score's units), as the config names them
     forbidden_pairs: tuple[tuple[str, str], ...] = ()
     late_entrants: tuple[tuple[str, float], ...] = ()

@@ -3,7 +3,7 @@
 - ``pipeline/domain/`` is pure: it imports only the standard library (less the modules that reach
   the files, the clock, the environment, processes or the network), ``pipeline.model``,
   ``pipeline.errors``, ``pipeline.domain.*`` and the pure libraries chess, polars and caissify_pairings (the
-  Swiss pairing engine, behind pipeline/domain/pairing.py), and it calls no
+  Swiss pairing engine, behind pipeline/domain/dutch.py), and it calls no
   file I/O (``open``, ``Path.read_*`` / ``write_*``) and no clock (``datetime.now``, ``time.time``).
   Imports inside functions count: a rule that fetches its own clock is as impure at call time.
 - ``pipeline/model.py`` (the frozen types) is held to the same rules, and imports from ``pipeline``

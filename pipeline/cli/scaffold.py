@@ -265,7 +265,8 @@ proposed pairings under `out/exports/`: check them, publish them, append them to
 def check(config_path: Path) -> tuple[str, list[str]]:
     """Validate the config and every TD file as ``nightly`` would before it starts; return the
     one-line summary and notes (what the audits will not be able to check, a missing token)."""
-    from pipeline.stages import audit, context
+    from pipeline.domain.audit_params import notes_for
+    from pipeline.stages import context
 
     cfg = config.load_config(config_path)
     inputs = context.read_inputs(cfg)
@@ -284,7 +285,7 @@ def check(config_path: Path) -> tuple[str, list[str]]:
     if inputs.byes:
         counts.append(_n(len(inputs.byes), "bye"))
     counts.append(_n(len(inputs.overrides), "ruling"))
-    notes = audit.notes_for(cfg)
+    notes = notes_for(cfg)
     if data is None and not os.environ.get(cfg.lichess.token_env):
         notes.append(
             f"no Lichess token in ${cfg.lichess.token_env}: Lichess answers rating-history requests "

@@ -4,7 +4,7 @@ One :class:`Item` is one thing a TD acts on (a match awaiting a ruling, a board 
 still due and its window closing, a new error finding, a round ready to be paired …). Each has a
 stable :attr:`Item.key`, the same on every run for the same thing, so that a list can be compared
 with the previous run's (:func:`compare`): what is new, what is still open, what was resolved.
-The computation of the list from the published snapshot lives in ``pipeline.stages.attention``;
+The list is computed in ``pipeline.domain.attention_list`` from what ``pipeline.stages.attention`` reads;
 the notifications (webhooks, Lichess) read the items and :func:`compare`'s changes, never the
 database. Pure: no clock, no database, no network.
 """

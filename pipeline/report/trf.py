@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pipeline.domain.pairing import Colour, Entrant, Outcome, Result
+from pipeline.domain.dutch import Colour, Entrant, Outcome, Result
 
 _PLAYED = {"1": 1.0, "0": 0.0, "=": 0.5, "W": 1.0, "D": 0.5, "L": 0.0}
 _FORFEIT = {"+": 1.0, "-": 0.0}

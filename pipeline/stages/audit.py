@@ -9,8 +9,9 @@ The files read their parameters from tables this module writes from the config: 
 ``duckdb`` CLI and runs any audit file gets exactly the rows of ``audit_findings``. The captain
 history ``audit_captains`` (TEAM-COMP-8) grows by one row whenever teams.csv names a new captain.
 
-The row builders are pure functions of the config; the writers receive a connection (only
-``pipeline/store/gateway.py`` opens one).
+The rows come from the config in pipeline/domain/audit_params.py (pure); the writers here receive
+a connection (only ``pipeline/store/gateway.py`` opens one). Reading the findings back is
+pipeline/stages/audit_findings.py.
 """
 
 from __future__ import annotations
@@ -21,38 +22,25 @@ import logging
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from pipeline.domain.audit_params import list_rows, notes_for, params_row
+from pipeline.domain.findings import SEVERITIES, Finding, finding_order
 from pipeline.model import Config, Roster
 from pipeline.report.posts import write_findings
-from pipeline.stages import context, ratings
+from pipeline.stages import context, ratings, score
+from pipeline.stages.audit_findings import SHARED_VIEWS, read_findings
 from pipeline.store import gateway, sql_files, view_graph
 
 if TYPE_CHECKING:
     from pipeline.lichess.ingest_run import Ahead
 
 log = logging.getLogger(__name__)
-
-SEVERITIES = ("error", "warning", "info")
-MIN_TEAMS_FOR_4_BOARDS = 10  # TEAM-COMP-1: 3 boards with fewer teams
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One row of audit_findings."""
-
-    rule_id: str
-    severity: str
-    subject: str
-    team: str | None
-    detail: str
-    evidence_url: str | None
-    audit: str
 
 
 @dataclass
@@ -93,84 +81,6 @@ class AuditReport:
         }
 
 
-# --------------------------------------------------------------------------- rows from the config (pure)
-
-
-def _midnight(d: dt.date) -> dt.datetime:
-    return dt.datetime(d.year, d.month, d.day, tzinfo=dt.UTC)
-
-
-def params_row(config: Config, now: dt.datetime) -> dict[str, Any]:
-    """The one row of audit_params (sql/schema/070_audit_params.sql documents every column)."""
-    e, c, co, sd, cd = config.eligibility, config.rating_cap, config.composition, config.seeding, config.conduct
-    return {
-        "tournament_id": config.tournament_id,
-        "tournament_kind": config.kind,
-        "boards": config.boards,
-        "min_teams_for_4_boards": MIN_TEAMS_FOR_4_BOARDS,
-        "audited_at": now,
-        "registration_at": config.registration_at,
-        "pairings_announced_at": config.pairings_announced_at,
-        "history_since": config.lichess.history_since,
-        "min_account_age_months": e.min_account_age_months,
-        "min_rated_games": e.min_rated_games,
-        "min_recent_games": e.min_recent_games,
-        "recent_months": e.recent_months,
-        "cheat_months_one": e.cheat_months_one,
-        "cheat_months_two": e.cheat_months_two,
-        "provisional_rd": e.provisional_rd,
-        "assumed_volatility": e.assumed_volatility,
-        "created_before": e.created_before,
-        "games_before": e.games_before,
-        "one_cheat_since": e.one_cheat_since,
-        "two_cheats_since": e.two_cheats_since,
-        "cap_since": _midnight(c.cap_since),
-        "cap_replace_by": _midnight(c.replace_by),
-        "cap_two_agm": c.cap_two_agm,
-        "cap_one_asgm": c.cap_one_asgm,
-        "cap_one_agm": c.cap_one_agm,
-        "cap_no_title": c.cap_no_title,
-        "cap_min_cross_days": c.min_cross_days,
-        "cap_max_rd": float(c.max_rd),
-        "cap_hold_hours": c.hold_hours,
-        "max_titled": co.max_titled,
-        "board_order_tolerance": co.board_order_tolerance,
-        "substitute_max_diff": co.substitute_max_diff,
-        "replacement_min_below": co.replacement_min_below,
-        "seeding_at": sd.rating_at,
-        "seeding_peak_since": sd.peak_since,
-        "break_min_minutes": cd.break_min_minutes,
-        "break_max_minutes": cd.break_max_minutes,
-        "part_gap_max_minutes": cd.part_gap_max_minutes,
-        "forfeits_to_disqualify": cd.forfeits_to_disqualify,
-    }
-
-
-def list_rows(config: Config) -> dict[str, list[dict[str, Any]]]:
-    """The audits' list tables, from the config."""
-    co = config.composition
-    return {
-        "audit_strongest_players": [{"user_id": n.lower(), "username": n} for n in dict.fromkeys(co.strongest_players)],
-        "audit_allowed_swaps": [
-            {"team": s.team, "board_a": s.board_a, "board_b": s.board_b} for s in dict.fromkeys(co.allowed_swaps)
-        ],
-        "audit_directors": [{"user_id": n.lower(), "username": n} for n in dict.fromkeys(co.tournament_directors)],
-        "audit_stages": [{"stage": s.name, "kind": s.kind} for s in config.stages],
-    }
-
-
-def notes_for(config: Config) -> list[str]:
-    """What the audits cannot check with this config, said once per run."""
-    notes = []
-    if config.kind == "team" and config.registration_at is None:
-        notes.append("tournament.registration_at is not set: TEAM-ELIG-1..4 cannot be checked")
-    if config.kind == "team" and config.pairings_announced_at is None:
-        notes.append(
-            "no pairings time (eligibility.pairings_announced_at or a stage's first_round_start): TEAM-ELIG-7 is not checked"
-        )
-    return notes
-
-
 # --------------------------------------------------------------------------- the database side
 
 
@@ -186,77 +96,29 @@ def write_params(con: duckdb.DuckDBPyConnection, config: Config, now: dt.datetim
 def record_captains(con: duckdb.DuckDBPyConnection, roster: Roster, now: dt.datetime) -> int:
     """TEAM-COMP-8's history: a row for each team whose teams.csv captain differs from the last
     one recorded (the first run records every team's captain). Returns the rows added."""
-    last = {r["team"]: r["player_id"] for r in gateway.query(con, "queries/last_captains").iter_rows(named=True)}
-    new = [
-        {"team": m.entrant, "player_id": m.player_id, "seen_from": now}
-        for m in roster.members
-        if m.is_captain and last.get(m.entrant) != m.player_id
-    ]
+    new = new_captains(last_captains(con), roster, now)
     with gateway.transaction(con):
         gateway.upsert(con, "audit_captains", new)
     return len(new)
 
 
-AUDITS_OF_KIND = {"team": "team_", "individual": "acwc_"}
-"""The audit files that apply to each kind of event, by name prefix: the others' findings are
-empty there by their own WHERE clause (audit_params.tournament_kind), so they are not evaluated
-(tests/stages/test_audits_demo.py checks both)."""
+def last_captains(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Each team's captain as audit_captains last recorded it."""
+    return {r["team"]: r["player_id"] for r in gateway.query(con, "queries/last_captains").iter_rows(named=True)}
 
 
-SHARED_VIEWS = (
-    "players",
-    "audited_players",
-    "post_game_ratings",
-    "rating_events",
-    "last_board_players",
-    "elig_game_counts",
-)
-"""The views several audits read (the heaviest: every rated game's two sides and the rating events
-built on them), computed once per audit run instead of once per audit that reads them: about a
-third of the audits' time at 64 teams (docs/benchmarks.md)."""
-
-
-def read_findings(
-    con: duckdb.DuckDBPyConnection,
-    kind: str | None = None,
-    which: Callable[[Path], bool] | None = None,
-    shadow: bool = True,
-) -> list[Finding]:
-    """Every finding (audit_findings), in the CLI's order (:func:`finding_order`); with `kind`, only
-    the audits of that kind of event are evaluated, and with `which` too, only the audit files it
-    accepts. The SHARED_VIEWS they read are computed once for them (the same rows), unless `shadow`
-    is False: the caller has (``gateway.shadowed``)."""
-    if kind is None:
-        rows = gateway.query(con, "queries/audit_findings_ordered")
-    else:
-        own = [
-            f
-            for f in sql_files.audit_files()
-            if f.stem.startswith(AUDITS_OF_KIND[kind]) and (which is None or which(f))
-        ]
-        read = frozenset().union(*(view_graph.views_read(sql_files.audit_sql(f)) for f in own))
-        rows = gateway.findings_of(con, own, [v for v in SHARED_VIEWS if v in read] if shadow else ())
-    return sorted((Finding(**r) for r in rows.iter_rows(named=True)), key=finding_order)
-
-
-def finding_order(f: Finding) -> tuple[Any, ...]:
-    """The order ``antichess-td audit`` prints and audit_findings.csv keeps
-    (queries/audit_findings_ordered: by rule, errors first, then team, subject and detail), made
-    total by the evidence and the audit's name, so findings read in parts merge into the same list."""
-    return (
-        f.rule_id,
-        {"error": 0, "warning": 1}.get(f.severity, 2),
-        (f.team is not None, f.team or ""),  # NULLS FIRST, as the query says
-        *((x is None, x or "") for x in (f.subject, f.detail, f.evidence_url)),  # DuckDB's default: NULLS LAST
-        f.audit,
-    )
+def new_captains(last: dict[str, str], roster: Roster, now: dt.datetime) -> list[dict[str, Any]]:
+    """The audit_captains rows to add: each team whose teams.csv captain is not the last recorded."""
+    return [
+        {"team": m.entrant, "player_id": m.player_id, "seen_from": now}
+        for m in roster.members
+        if m.is_captain and last.get(m.entrant) != m.player_id
+    ]
 
 
 def reads_scores(path: Path) -> bool:
     """Whether the audit file may read a table whose rows the score stage decides (score.RESULTS):
     the audits that do not give the same findings before and after it (:func:`beside_score`)."""
-    from pipeline.stages import score  # score reads this module
-
     return not view_graph.tables_read(sql_files.audit_sql(path)).isdisjoint(score.RESULTS)
 
 
@@ -304,12 +166,15 @@ def ahead_of_audit(
 
 
 def prepare(con: duckdb.DuckDBPyConnection, config: Config, inputs: context.Inputs, now: dt.datetime) -> None:
-    """What every audit reads from the config and the TD's files, written before any is evaluated:
-    the td_* tables, this run's audit parameters and a new captain (TEAM-COMP-8)."""
-    context.write_td_inputs(con, inputs)
-    write_params(con, config, now)
-    if config.kind == "team":
-        record_captains(con, inputs.roster, now)
+    """What every audit reads from the config and the TD's files, written in one transaction before
+    any is evaluated: the td_* tables, this run's audit parameters and a new captain (TEAM-COMP-8)."""
+    last = last_captains(con) if config.kind == "team" else {}
+    rows = {**context.td_rows(inputs), "audit_params": [params_row(config, now)], **list_rows(config)}
+    with gateway.transaction(con):
+        for table, table_rows in rows.items():
+            gateway.replace_all(con, table, table_rows)
+        if config.kind == "team":
+            gateway.upsert(con, "audit_captains", new_captains(last, inputs.roster, now))
 
 
 class BesideScore:

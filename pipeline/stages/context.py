@@ -147,25 +147,29 @@ def entrant_seeds(con: Any, config: Config) -> dict[str, float]:
     return {e: sum(r) / len(r) for e, r in boards.items()}
 
 
+def td_rows(inputs: Inputs) -> dict[str, list[Any]]:
+    """The rows of td_members, td_pairings, td_overrides and td_byes: the TD's files as tables."""
+    return {
+        "td_members": list(inputs.roster.members),
+        "td_pairings": [
+            {
+                "stage": p.stage,
+                "round": p.round,
+                "entrant_a": p.a,
+                "entrant_b": p.b,
+                "window_start": p.window_start,
+                "window_end": p.window_end,
+            }
+            for p in inputs.pairings
+        ],
+        "td_overrides": list(inputs.overrides),
+        "td_byes": list(inputs.byes),
+    }
+
+
 def write_td_inputs(con: Any, inputs: Inputs) -> None:
-    """td_members, td_pairings, td_overrides, td_byes: made equal to the TD's files, in one
-    transaction (a table that already is is not written: every stage of a run calls this)."""
+    """td_members, td_pairings, td_overrides, td_byes: made equal to the TD's files (:func:`td_rows`),
+    in one transaction (a table that already is is not written: every stage of a run calls this)."""
     with gateway.transaction(con):
-        gateway.replace_all(con, "td_members", list(inputs.roster.members))
-        gateway.replace_all(
-            con,
-            "td_pairings",
-            [
-                {
-                    "stage": p.stage,
-                    "round": p.round,
-                    "entrant_a": p.a,
-                    "entrant_b": p.b,
-                    "window_start": p.window_start,
-                    "window_end": p.window_end,
-                }
-                for p in inputs.pairings
-            ],
-        )
-        gateway.replace_all(con, "td_overrides", list(inputs.overrides))
-        gateway.replace_all(con, "td_byes", list(inputs.byes))
+        for table, rows in td_rows(inputs).items():
+            gateway.replace_all(con, table, rows)

@@ -9,10 +9,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pipeline.domain.findings import Finding
 from pipeline.model import Config
 from pipeline.report import exports
 from pipeline.report.posts import round_post, write_findings, write_results, write_standings
-from pipeline.stages import audit, pairing, placings
+from pipeline.stages import pairing, placings
+from pipeline.stages.audit_findings import read_findings
 from pipeline.store import gateway
 
 log = logging.getLogger(__name__)
@@ -21,7 +23,7 @@ log = logging.getLogger(__name__)
 PLACINGS_COLUMNS = ("stage", "place", "entrant", "how")
 
 
-def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None) -> list[Path]:
+def export_stage(config: Config, findings: Sequence[Finding] | None = None) -> list[Path]:
     """Per stage: standings_<stage>.csv (the table after the latest round; none for a knockout
     stage, whose order is in placings.csv), results_<stage>.csv (one row per board match: parts,
     totals, game links) and a Markdown post per round (round_<n>.md for the first stage,
@@ -54,29 +56,10 @@ def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None
                 written.append(path)
         written += write_trf_files(config, con)
         if gateway.query(con, "queries/audit_has_run").item():
-            found = audit.read_findings(con) if findings is None else list(findings)
+            found = read_findings(con) if findings is None else list(findings)
             written.append(write_findings(config.paths.exports / "audit_findings.csv", found))
         written += write_cap_charts(config, con)
-        rows, notes = (
-            pairing.next_knockout_pairings(config, con)
-            if config.kind == "team"
-            else pairing.next_acwc_pairings(config, con)
-        )
-        for note in notes:
-            log.warning("knockout: %s", note)
-        if not rows:  # else a Swiss stage's next round, in the same file
-            rows, notes = pairing.next_swiss_pairings(config, con)
-            for note in notes:
-                log.warning("%s", note)
-        path = config.paths.exports / "next_pairings.csv"
-        if rows:  # a fragment of pairings.csv for the TD to check, publish and append as it is
-            names = dict(gateway.query(con, "queries/entrant_names").iter_rows())  # as `pair` names them
-            rows = [(stage_name, rnd, names.get(a, a), names.get(b, b)) for stage_name, rnd, a, b in rows]
-            columns, proposed = pairing.proposal_rows(con, config, rows)
-            exports.write_csv(path, columns, proposed)
-            written.append(path)
-        else:
-            path.unlink(missing_ok=True)
+        written += write_next_pairings(config, con)
         if "placings" in set(gateway.query(con, "queries/user_views")["view_name"]):  # not in a snapshot from before it
             path = config.paths.exports / "placings.csv"
             exports.write_csv(path, PLACINGS_COLUMNS, gateway.query(con, "queries/placings").iter_rows())
@@ -84,6 +67,32 @@ def export_stage(config: Config, findings: Sequence[audit.Finding] | None = None
     finally:
         con.close()
     return written
+
+
+def write_next_pairings(config: Config, con: Any) -> list[Path]:
+    """next_pairings.csv: the next knockout or ACWC stage's pairings when ready, else a Swiss
+    stage's next round; removed when there is none."""
+    rows, notes = (
+        pairing.next_knockout_pairings(config, con)
+        if config.kind == "team"
+        else pairing.next_acwc_pairings(config, con)
+    )
+    for note in notes:
+        log.warning("knockout: %s", note)
+    if not rows:  # else a Swiss stage's next round, in the same file
+        rows, notes = pairing.next_swiss_pairings(config, con)
+        for note in notes:
+            log.warning("%s", note)
+    path = config.paths.exports / "next_pairings.csv"
+    if not rows:
+        path.unlink(missing_ok=True)
+        return []
+    # a fragment of pairings.csv for the TD to check, publish and append as it is
+    names = dict(gateway.query(con, "queries/entrant_names").iter_rows())  # as `pair` names them
+    rows = [(stage_name, rnd, names.get(a, a), names.get(b, b)) for stage_name, rnd, a, b in rows]
+    columns, proposed = pairing.proposal_rows(con, config, rows)
+    exports.write_csv(path, columns, proposed)
+    return [path]
 
 
 def write_cap_charts(config: Config, con: Any) -> list[Path]:

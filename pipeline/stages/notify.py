@@ -256,6 +256,19 @@ def _lichess(
     now: dt.datetime,
     sleep: Callable[[float], None],
 ) -> None:
+    out = _lichess_outgoing(config, items, ledger, work_db, now)
+    if not out:
+        return
+    token = _lichess_token(config, out, ledger, report)
+    if token is not None:
+        _lichess_send(config, out, ledger, report, token, sleep)
+
+
+def _lichess_outgoing(
+    config: Config, items: Sequence[Item], ledger: _Ledger, work_db: Path, now: dt.datetime
+) -> list[_Outgoing]:
+    """The Lichess messages due this run and not sent yet: the team's announcements (at most
+    MAX_ANNOUNCEMENTS_PER_RUN), then the players' reminders."""
     li = config.notify.lichess
     out: list[_Outgoing] = []
     if li.team and li.announce:
@@ -274,22 +287,26 @@ def _lichess(
                 out.append(
                     _Outgoing(channel, f"remind:{r.key}", "reminder", f"the reminder to {r.player}", r.player, r.text)
                 )
-    if not out:
-        return
+    return out
+
+
+def _lichess_token(config: Config, out: list[_Outgoing], ledger: _Ledger, report: NotifyReport) -> str | None:
+    """The token to send `out` with; None when they are not sent this run: a dry run prints them,
+    a recorded world (lichess.replay_data) or a missing token keeps them waiting, said in `report`."""
     if ledger.dry_run:
         for o in out:
             where = (
                 f"Lichess team {o.path_arg} (pm-all)" if o.kind == "announcement" else f"Lichess inbox of {o.path_arg}"
             )
             report.printed.append(f"--- {where}: {o.subject}\n{o.text}")
-        return
+        return None
     if config.lichess.replay_data is not None:
         report.not_sent += len(out)
         report.warn(
             f"notify: {len(out)} Lichess messages not sent: lichess.replay_data is set (a recorded world, "
             "not lichess.org); --dry-run shows them"
         )
-        return
+        return None
     token = os.environ.get(config.lichess.token_env) or None
     if token is None:
         report.not_sent += len(out)
@@ -297,7 +314,19 @@ def _lichess(
             f"notify: no Lichess token in ${config.lichess.token_env}: {len(out)} Lichess messages wait "
             "(announcements need the team:lead scope, reminders msg:write; docs/token.md)"
         )
-        return
+    return token
+
+
+def _lichess_send(
+    config: Config,
+    out: list[_Outgoing],
+    ledger: _Ledger,
+    report: NotifyReport,
+    token: str,
+    sleep: Callable[[float], None],
+) -> None:
+    """Send `out` in order, each recorded in the ledger before and after; a kind Lichess refuses
+    for a missing scope waits whole for the next run."""
     lc = config.lichess
     policy = client.RetryPolicy(
         rate_limit_wait_s=lc.rate_limit_wait_s, backoff_s=lc.backoff_s, max_retries=1, retry_errors=False

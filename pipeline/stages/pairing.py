@@ -11,8 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from pipeline.domain import bracket, standings
-from pipeline.domain import pairing as swiss
+from pipeline.domain import bracket, dutch, standings
 from pipeline.errors import InputError
 from pipeline.model import Config, Override, Stage
 from pipeline.stages import context, placings
@@ -211,12 +210,12 @@ def pairings_header(path: Path) -> tuple[str, ...]:
     return header
 
 
-# --- Swiss: the next round by the FIDE Dutch system (pipeline/domain/pairing.py) -----------------
+# --- Swiss: the next round by the FIDE Dutch system (pipeline/domain/dutch.py) -----------------
 
 
 def swiss_inputs(
     config: Config, con: Any, inputs: context.Inputs, stage: Stage, round_no: int
-) -> tuple[list[swiss.Entrant], list[swiss.Result], swiss.Controls, dict[str, str]]:
+) -> tuple[list[dutch.Entrant], list[dutch.Result], dutch.Controls, dict[str, str]]:
     """What pairing round ``round_no`` of a Swiss stage needs, read once: the entrants in seeding
     order (ACWC-SEED-1's seeding rating; a team's is the mean of its boards 1..boards), the
     published results of rounds 1..round_no-1 as scores in units of one round's most (match points
@@ -259,7 +258,7 @@ def swiss_inputs(
     seeded, history = stage_results(config, con, stage, round_no)
     published = {e.id for e in seeded}  # a late entrant registered since the last run: players.csv's seed
     seeds = {m.entrant: float(m.seed_rating or 0) for m in inputs.roster.members if m.board == 1}
-    seeded = swiss.seed_order([*seeded, *(swiss.Entrant(e, seeds.get(e, 0.0)) for e in entrants if e not in published)])
+    seeded = dutch.seed_order([*seeded, *(dutch.Entrant(e, seeds.get(e, 0.0)) for e in entrants if e not in published)])
     start = {e: s / (win if stage.primary == "match_points" else unit) for e, s in late.items()}
     absent = {b.entrant for b in inputs.byes if b.stage == stage.name and b.round == round_no}
     absent |= {x for p in inputs.pairings if p.stage == stage.name and p.round == round_no for x in (p.a, p.b)}
@@ -267,7 +266,7 @@ def swiss_inputs(
     absent |= disqualified(config, list(inputs.overrides), member, round_no)
     absent |= published - set(entrants)  # no longer in teams.csv / players.csv
     names = dict(gateway.query(con, "queries/entrant_names").iter_rows())
-    return seeded, history, swiss.Controls(frozenset(absent), forbidden, start), names
+    return seeded, history, dutch.Controls(frozenset(absent), forbidden, start), names
 
 
 # The seeding view reads its seeding time from audit_params, which the audit step writes: with no
@@ -280,7 +279,7 @@ NOT_AUDITED = (
 
 def stage_results(
     config: Config, con: Any, stage: Stage, round_no: int
-) -> tuple[list[swiss.Entrant], list[swiss.Result]]:
+) -> tuple[list[dutch.Entrant], list[dutch.Result]]:
     """From the published snapshot only: the stage's entrants in seeding order (ACWC-SEED-1's
     seeding rating from the seeding view; a team's the mean of its boards 1..boards; players.csv's
     seed rating where the view has none, 0 without either) and the results of rounds before
@@ -288,7 +287,7 @@ def stage_results(
     win's, game points by a match's total)."""
     win = stage.match_points.win or 1.0
     unit = stage.board_max_points * (config.boards if config.kind == "team" else 1) or 1.0
-    history: list[swiss.Result] = []
+    history: list[dutch.Result] = []
     for t in gateway.query(con, "queries/swiss_matches_of_stage", [stage.name]).to_dicts():
         if t["round"] >= round_no or t["outcome"] == "pending":
             continue
@@ -298,16 +297,16 @@ def stage_results(
             mp = stage.match_points
             a = {"a": mp.win, "b": mp.loss, "draw": mp.draw}.get(t["outcome"], 0.0) / win
             b = {"b": mp.win, "a": mp.loss, "draw": mp.draw}.get(t["outcome"], 0.0) / win
-        outcome: swiss.Outcome = "played" if t["games_played"] else "forfeit"
-        history.append(swiss.Result(t["round"], t["team_a"], t["team_b"], a, b, outcome))
+        outcome: dutch.Outcome = "played" if t["games_played"] else "forfeit"
+        history.append(dutch.Result(t["round"], t["team_a"], t["team_b"], a, b, outcome))
     for y in gateway.query(con, "queries/byes_of_stage", [stage.name]).to_dicts():
         if y["round"] < round_no:
             score = {"pab": 1.0, "full": 1.0, "half": 0.5}.get(y["kind"], 0.0)
-            history.append(swiss.Result(y["round"], y["entrant"], None, score, 0.0, y["kind"]))
+            history.append(dutch.Result(y["round"], y["entrant"], None, score, 0.0, y["kind"]))
     seeds = context.entrant_seeds(con, config)
     for x in (x for r in history for x in (r.a, r.b) if x is not None):
         seeds.setdefault(x, 0.0)  # scored but no longer registered: kept, unrated
-    entrants = swiss.seed_order(swiss.Entrant(e, r) for e, r in seeds.items())
+    entrants = dutch.seed_order(dutch.Entrant(e, r) for e, r in seeds.items())
     return entrants, history
 
 
@@ -326,7 +325,7 @@ def disqualified(config: Config, rulings: list[Any], members: dict[str, tuple[st
 
 def propose_swiss_round(
     config: Config, con: Any, inputs: context.Inputs, stage: Stage, round_no: int
-) -> tuple[swiss.Proposal, dict[str, str]]:
+) -> tuple[dutch.Proposal, dict[str, str]]:
     """Round ``round_no`` of Swiss stage ``stage`` proposed by the FIDE Dutch system from the
     published rounds before it; InputError (exit 2) naming the constraint that cannot be met."""
     if stage.kind != "swiss":
@@ -336,8 +335,8 @@ def propose_swiss_round(
     already_paired(config, inputs, stage, round_no)
     entrants, history, controls, names = swiss_inputs(config, con, inputs, stage, round_no)
     try:
-        proposal = swiss.pair_round(entrants, history, round_no, stage.rounds, controls)
-    except swiss.PairingError as e:
+        proposal = dutch.pair_round(entrants, history, round_no, stage.rounds, controls)
+    except dutch.PairingError as e:
         raise InputError(config.path, f"stage {stage.name!r}", str(e)) from e
     return proposal, names
 
@@ -366,7 +365,7 @@ def already_paired(config: Config, inputs: context.Inputs, stage: Stage, round_n
 
 
 def swiss_rows(
-    con: Any, config: Config, stage: Stage, proposal: swiss.Proposal, names: dict[str, str]
+    con: Any, config: Config, stage: Stage, proposal: dutch.Proposal, names: dict[str, str]
 ) -> tuple[tuple[str, ...], list[list[Any]]]:
     """A proposal as rows of the TD's pairings.csv, to append as they are (its columns, as
     proposal_rows gives them with the round's window; all of PAIRINGS_COLUMNS when a bye needs the
@@ -393,7 +392,7 @@ def swiss_rows(
 def swiss_post(
     config: Config,
     stage: Stage,
-    proposal: swiss.Proposal,
+    proposal: dutch.Proposal,
     names: dict[str, str],
     columns: tuple[str, ...],
     rows: list[list[Any]],
@@ -475,8 +474,8 @@ def next_swiss_pairings(config: Config, con: Any) -> tuple[list[tuple[str, int, 
         member = {m["player_id"]: (m["entrant"], bool(m["is_captain"])) for m in members}
         absent = frozenset(disqualified(config, [o for o in rulings if o.stage == stage.name], member, rnd))
         try:
-            proposal = swiss.pair_round(entrants, history, rnd, stage.rounds, swiss.Controls(absent, forbidden, late))
-        except swiss.PairingError as e:
+            proposal = dutch.pair_round(entrants, history, rnd, stage.rounds, dutch.Controls(absent, forbidden, late))
+        except dutch.PairingError as e:
             return [], [f"{stage.name} round {rnd} is not proposed: {e}"]
         rows = [(stage.name, rnd, a, b) for a, b in proposal.pairs]
         return rows + ([(stage.name, rnd, proposal.bye, "")] if proposal.bye else []), []

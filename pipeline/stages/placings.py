@@ -1,5 +1,5 @@
 """The event's final order and the knockout roles: every stage read as the bracket reads it
-(:func:`stage_results`), the placings written to ``scored_placings`` and the labels the round posts
+(:func:`stage_results`), the rows of ``scored_placings`` (:func:`placings_rows`) and the labels the round posts
 give knockout matches.
 """
 
@@ -79,15 +79,14 @@ def _decided_by(match: dict[str, Any]) -> str:
     return match["override"] or ""
 
 
-def write_placings(con: Any, config: Config) -> None:
-    """scored_placings: the event's final order from the bracket (bracket.placings), rewritten whole."""
+def placings_rows(con: Any, config: Config) -> list[dict[str, Any]]:
+    """scored_placings' rows: the event's final order from the bracket (bracket.placings), as the
+    stored stages stand (inside the score stage's transaction: as it has written them)."""
     names = dict(gateway.query(con, "queries/entrant_names").iter_rows())
-    rows = [
+    return [
         {"position": i, **dataclasses.asdict(p)}
         for i, p in enumerate(bracket.placings(stage_results(con, config), names), 1)
     ]
-    with gateway.transaction(con):
-        gateway.replace_where(con, "scored_placings", {}, rows)
 
 
 def decided_stage_matches(con: Any, stage: Any) -> list[dict[str, Any]] | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
@@ -33,21 +33,17 @@ class RescorePlan:
     full: bool  # nothing stored for the stage: rewrite it whole
     games_range: tuple[dt.datetime, dt.datetime]
     scored_before: frozenset[int] = frozenset()  # the rounds that have stored scores
+    stored: dict[tuple[int, str, str], scoring.TeamMatch] = field(default_factory=dict)
+    """The stored team matches of the rounds not rescored, by (round, team_a, team_b)."""
 
-    def all_matches(
-        self, con: Any, pairings: tuple[Pairing, ...], new: list[scoring.TeamMatch]
-    ) -> list[scoring.TeamMatch]:
+    def all_matches(self, pairings: tuple[Pairing, ...], new: list[scoring.TeamMatch]) -> list[scoring.TeamMatch]:
         """Every team match of the stage in pairing order (as a full rescore lists them): tonight's
-        for the rescored rounds, the stored ones for the others."""
+        for the rescored rounds, the stored ones (:attr:`stored`) for the others."""
         fresh = {(m.round, m.team_a, m.team_b): m for m in new}
-        stored: dict[tuple[int, str, str], scoring.TeamMatch] = {}
-        if len(self.rescore) < len(self.fingerprints):
-            for row in gateway.query(con, "queries/team_matches_for_standings", [self.stage]).iter_rows(named=True):
-                stored[row["round"], row["team_a"], row["team_b"]] = scoring.TeamMatch(**row)
         out = []
         for p in pairings:
             key = (p.round, p.a, p.b)
-            out.append(fresh[key] if p.round in self.rescore else stored[key])
+            out.append(fresh[key] if p.round in self.rescore else self.stored[key])
         return out
 
     def write(
@@ -85,7 +81,7 @@ def rescore_plan(
     margins, after which a board with no game is unplayed) have passed by `now`, and its games
     (every stored game between a board's players, or the captains, near the window, with each
     column linking reads). A round whose fingerprint is the stored one would be scored into the
-    rows it already has."""
+    rows it already has. The plan carries the stored team matches of the other rounds."""
     margin = dt.timedelta(days=stage.window_margin_days)
     common = repr(
         (
@@ -108,6 +104,10 @@ def rescore_plan(
     rescore = frozenset(r for r, f in fingerprints.items() if stored.get(r) != f)
     spans = [(lo, hi) for r, _, _, _, _, lo, hi in near if r in rescore]
     span = (min(lo for lo, _ in spans), max(hi for _, hi in spans)) if spans else (now, now)
+    kept = {}
+    if len(rescore) < len(fingerprints):
+        for row in gateway.query(con, "queries/team_matches_for_standings", [stage.name]).iter_rows(named=True):
+            kept[row["round"], row["team_a"], row["team_b"]] = scoring.TeamMatch(**row)
     return RescorePlan(
         stage.name,
         fingerprints,
@@ -116,6 +116,7 @@ def rescore_plan(
         not stored,
         span,
         frozenset(stored),
+        kept,
     )
 
 

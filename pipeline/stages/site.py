@@ -11,14 +11,14 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 
+from pipeline.domain.findings import Finding
 from pipeline.model import Config
 from pipeline.report.site import SiteReport, build_site
-from pipeline.stages import audit
 
 log = logging.getLogger(__name__)
 
 
-def site_stage(config: Config, findings: Sequence[audit.Finding] | None = None) -> SiteReport:
+def site_stage(config: Config, findings: Sequence[Finding] | None = None) -> SiteReport:
     """Build the site of the published snapshot; returns what was written. `findings`: those of the
     audit stage of the run that published it (the nightly passes its own), so that the audits are
     not evaluated a second time; None reads them from the snapshot."""

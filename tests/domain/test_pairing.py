@@ -1,4 +1,4 @@
-"""The Swiss pairing interface (pipeline/domain/pairing.py) against the reference engine's own cases,
+"""The Swiss pairing interface (pipeline/domain/dutch.py) against the reference engine's own cases,
 and round after round on random tournaments.
 
 Regression: bbpPairings' regression inputs and a generated 80-player tournament
@@ -9,7 +9,7 @@ Properties: >= 200 seeded random Swiss tournaments, individual (win 1, draw 0.5)
 points 2/1/0 scaled to win units), with random results, requested byes and withdrawals, paired
 round after round: no repeat pairing (FIDE C.04.1.b), at most one pairing-allocated bye per
 entrant (C.04.1.d), every present entrant paired exactly once, and our checker
-(``pairing.violations``) reports nothing.
+(``dutch.violations``) reports nothing.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.domain import pairing
-from pipeline.domain.pairing import Controls, Entrant, PairingError, Proposal, Result
+from pipeline.domain import dutch
+from pipeline.domain.dutch import Controls, Entrant, PairingError, Proposal, Result
 from pipeline.report import trf
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "pairing"
@@ -42,7 +42,7 @@ def next_round(path: Path) -> Proposal:
     tournament = trf.read_trf(path.read_text())
     entrants, history, round_no, absent, initial = trf.to_history(tournament)
     total = tournament.total_rounds or round_no
-    return pairing.pair_round(entrants, history, round_no, total, Controls(absent=absent), initial)
+    return dutch.pair_round(entrants, history, round_no, total, Controls(absent=absent), initial)
 
 
 def as_rows(p: Proposal) -> list[tuple[str, str | None]]:
@@ -84,7 +84,7 @@ def test_bbp_burstein_checker_case_every_round_as_played_meets_the_absolute_crit
         proposal = Proposal(rnd, tuple((r.a, r.b) for r in played if r.b is not None), None)
         present = [x for r in played for x in (r.a, r.b) if x is not None]
         assert len(present) == 180, rnd
-        assert pairing.violations(present, [r for r in history if r.round < rnd], proposal, Controls()) == [], rnd
+        assert dutch.violations(present, [r for r in history if r.round < rnd], proposal, Controls()) == [], rnd
 
 
 def test_generated_80_players_round_5_reproduced() -> None:
@@ -107,7 +107,7 @@ def test_only_the_interface_imports_the_engine() -> None:
                 names = [node.module]
             if any(n.split(".")[0] == "caissify_pairings" for n in names):
                 importers.append(path.relative_to(ROOT).as_posix())
-    assert sorted(set(importers)) == ["pipeline/domain/pairing.py"]
+    assert sorted(set(importers)) == ["pipeline/domain/dutch.py"]
 
 
 # --- TD controls ---------------------------------------------------------------------------------
@@ -117,20 +117,20 @@ FOUR = [Entrant("ann", 2400), Entrant("bob", 2300), Entrant("cat", 2200), Entran
 
 def test_round_one_pairs_top_half_against_bottom_half_by_seed() -> None:
     """ACWC-SEED-1 orders the entrants; FIDE Dutch round 1: 1 v 3, 4 v 2 (seed 1 White)."""
-    got = pairing.pair_round(pairing.seed_order(reversed(FOUR)), [], 1, 3)
+    got = dutch.pair_round(dutch.seed_order(reversed(FOUR)), [], 1, 3)
     assert got.pairs == (("ann", "cat"), ("dan", "bob")) and got.bye is None
 
 
 def test_forbidden_pair_is_never_paired() -> None:
     """A forbidden pair from the config (e.g. one club) is kept apart: ann v cat would be round 1's."""
-    got = pairing.pair_round(FOUR, [], 1, 3, Controls(forbidden=frozenset({frozenset({"ann", "cat"})})))
+    got = dutch.pair_round(FOUR, [], 1, 3, Controls(forbidden=frozenset({frozenset({"ann", "cat"})})))
     assert frozenset(("ann", "cat")) not in {frozenset(p) for p in got.pairs}
     assert len(got.pairs) == 2
 
 
 def test_absent_entrant_left_out_and_odd_field_gets_a_bye() -> None:
     """A withdrawn entrant is not paired; of the three left, the lowest seed gets the bye."""
-    got = pairing.pair_round(FOUR, [], 1, 3, Controls(absent=frozenset({"bob"})))
+    got = dutch.pair_round(FOUR, [], 1, 3, Controls(absent=frozenset({"bob"})))
     assert got.bye == "dan" and got.pairs == (("ann", "cat"),)
 
 
@@ -140,16 +140,16 @@ def test_late_entrant_joins_with_the_score_given() -> None:
     0 she is in the bottom group (ann v bob, the leaders, meet)."""
     history = [Result(1, "ann", "cat", 1.0, 0.0), Result(1, "dan", "bob", 0.0, 1.0)]
     entrants = [*FOUR[:2], Entrant("eve", 2250), *FOUR[2:]]
-    given = pairing.pair_round(entrants, history, 2, 3, Controls(start_scores={"eve": 2.0}))
+    given = dutch.pair_round(entrants, history, 2, 3, Controls(start_scores={"eve": 2.0}))
     assert given == Proposal(2, (("eve", "ann"), ("bob", "cat")), "dan")
-    zero = pairing.pair_round(entrants, history, 2, 3)
+    zero = dutch.pair_round(entrants, history, 2, 3)
     assert zero == Proposal(2, (("bob", "ann"), ("cat", "eve")), "dan")
 
 
 def test_impossible_constraint_names_it() -> None:
     """Two entrants left who may not meet: the message says which constraint fails."""
     with pytest.raises(PairingError) as e:
-        pairing.pair_round(FOUR[:2], [], 1, 3, Controls(forbidden=frozenset({frozenset({"ann", "bob"})})))
+        dutch.pair_round(FOUR[:2], [], 1, 3, Controls(forbidden=frozenset({frozenset({"ann", "bob"})})))
     assert (
         str(e.value) == "round 1: forbidden pair ann v bob cannot be kept apart: no pairing leaves ann, bob an opponent"
     )
@@ -159,7 +159,7 @@ def test_no_unmet_opponent_left_names_the_repeat_rule() -> None:
     """Two entrants who have met: no second meeting (FIDE C.04.1.b)."""
     history = [Result(1, "ann", "bob", 1.0, 0.0)]
     with pytest.raises(PairingError) as e:
-        pairing.pair_round(FOUR[:2], history, 2, 3)
+        dutch.pair_round(FOUR[:2], history, 2, 3)
     assert str(e.value) == (
         "round 2: ann, bob cannot be paired without a repeat meeting or a second pairing-allocated bye "
         "(FIDE C.04.1.b, C.04.1.d)"
@@ -168,7 +168,7 @@ def test_no_unmet_opponent_left_names_the_repeat_rule() -> None:
 
 def test_too_few_entrants() -> None:
     with pytest.raises(PairingError) as e:
-        pairing.pair_round(FOUR, [], 2, 3, Controls(absent=frozenset({"ann", "bob", "cat"})))
+        dutch.pair_round(FOUR, [], 2, 3, Controls(absent=frozenset({"ann", "bob", "cat"})))
     assert str(e.value) == "round 2: 1 entrant(s) to pair: a round needs at least 2"
 
 
@@ -177,12 +177,12 @@ def test_checker_catches_each_violation() -> None:
     history = [Result(1, "ann", "bob", 1.0, 0.0), Result(1, "cat", None, 1.0, 0.0, "pab")]
     present = ["ann", "bob", "cat"]
     repeat = Proposal(2, (("ann", "bob"),), "cat")
-    assert pairing.violations(present, history, repeat, Controls()) == [
+    assert dutch.violations(present, history, repeat, Controls()) == [
         "round 2: ann v bob have met before in the stage: no repeat pairing",
         "round 2: cat already had a pairing-allocated bye: at most one per entrant",
     ]
     twice = Proposal(2, (("ann", "cat"), ("cat", "bob")), None)
-    assert pairing.violations(present, history, twice, Controls()) == [
+    assert dutch.violations(present, history, twice, Controls()) == [
         "round 2: cat is paired 2 times: every present entrant plays once",
         "round 2: 3 present entrants need 1 bye(s)",
     ]
@@ -198,7 +198,7 @@ def random_tournament(seed: int) -> tuple[int, int, int]:
     team = seed % 2 == 1
     n = rng.randint(5, 14)
     rounds = rng.randint(3, min(6, n - 2))
-    entrants = pairing.seed_order(Entrant(f"e{i}", rng.randint(1400, 2600)) for i in range(n))
+    entrants = dutch.seed_order(Entrant(f"e{i}", rng.randint(1400, 2600)) for i in range(n))
     history: list[Result] = []
     withdrawn: set[str] = set()
     pairs = byes = 0
@@ -214,13 +214,13 @@ def random_tournament(seed: int) -> tuple[int, int, int]:
         controls = Controls(absent=frozenset(withdrawn | requested))
         before = [r for r in history if r.round < rnd]
         try:
-            got = pairing.pair_round(entrants, before, rnd, rounds, controls)
+            got = dutch.pair_round(entrants, before, rnd, rounds, controls)
         except PairingError as e:
             failures.append(str(e))  # a small field can run out of unmet opponents; the error names why
             continue
         present = [e.id for e in entrants if e.id not in controls.absent]
-        assert pairing.violations(present, before, got, controls) == []
-        met = pairing.met(before)
+        assert dutch.violations(present, before, got, controls) == []
+        met = dutch.met(before)
         assert all(frozenset(p) not in met for p in got.pairs)
         assert sorted([x for p in got.pairs for x in p] + ([got.bye] if got.bye else [])) == sorted(present)
         for a, b in got.pairs:
@@ -256,16 +256,16 @@ def test_random_tournaments_round_after_round() -> None:
 W, B = "white", "black"
 
 
-def standing(colours: str, score: float = 0.0, rank: int = 0) -> pairing.Standing:
+def standing(colours: str, score: float = 0.0, rank: int = 0) -> dutch.Standing:
     """A standing from a colour string ('WB': White in the first played game, Black in the second)."""
-    return pairing.Standing(tuple(W if c == "W" else B for c in colours), score, rank)
+    return dutch.Standing(tuple(W if c == "W" else B for c in colours), score, rank)
 
 
 def test_e1_both_preferences_granted() -> None:
     """FIDE C.04.3 E.1: a (W B, due White) v b (B W, due Black): both get their colour, whoever is
     ranked higher; one with no preference (no game yet) takes the colour the other does not want."""
-    assert pairing.allocate_colours(standing("WB", 0.0, 5), standing("BW", 2.0, 0)) == W
-    assert pairing.allocate_colours(standing("", 1.0, 0), standing("W", 0.0, 1)) == W  # b wants Black
+    assert dutch.allocate_colours(standing("WB", 0.0, 5), standing("BW", 2.0, 0)) == W
+    assert dutch.allocate_colours(standing("", 1.0, 0), standing("W", 0.0, 1)) == W  # b wants Black
 
 
 def test_e2_the_stronger_preference_is_granted() -> None:
@@ -273,18 +273,18 @@ def test_e2_the_stronger_preference_is_granted() -> None:
     (B: one game, difference 1) beats mild; both absolute: the wider colour difference (B B: 2)
     beats the narrower (W B B: 1). The weaker side is ranked higher each time, so E.4 would say
     the opposite."""
-    assert pairing.allocate_colours(standing("BB", 0.0, 3), standing("WB", 2.0, 0)) == W
-    assert pairing.allocate_colours(standing("B", 0.0, 3), standing("WB", 2.0, 0)) == W
-    assert pairing.allocate_colours(standing("BB", 0.0, 3), standing("WBB", 2.0, 0)) == W
-    assert pairing.allocate_colours(standing("WBB", 2.0, 0), standing("BB", 0.0, 3)) == B
+    assert dutch.allocate_colours(standing("BB", 0.0, 3), standing("WB", 2.0, 0)) == W
+    assert dutch.allocate_colours(standing("B", 0.0, 3), standing("WB", 2.0, 0)) == W
+    assert dutch.allocate_colours(standing("BB", 0.0, 3), standing("WBB", 2.0, 0)) == W
+    assert dutch.allocate_colours(standing("WBB", 2.0, 0), standing("BB", 0.0, 3)) == B
 
 
 def test_e3_colours_alternate_to_the_last_round_they_differed() -> None:
     """FIDE C.04.3 E.3: a (W B W B) and b (B W W B) are both due White (mild). Going back from the
     last game: game 4 both Black, game 3 both White, game 2 a Black and b White: a gets the other
     colour from that game's, White, although b is ranked higher (E.4 would give b White)."""
-    assert pairing.allocate_colours(standing("WBWB", 1.0, 0), standing("BWWB", 2.0, 4)) == W
-    assert pairing.allocate_colours(standing("BWWB", 2.0, 4), standing("WBWB", 1.0, 0)) == B
+    assert dutch.allocate_colours(standing("WBWB", 1.0, 0), standing("BWWB", 2.0, 4)) == W
+    assert dutch.allocate_colours(standing("BWWB", 2.0, 4), standing("WBWB", 1.0, 0)) == B
 
 
 def test_e3_skips_unplayed_rounds_in_each_history() -> None:
@@ -301,11 +301,11 @@ def test_e3_skips_unplayed_rounds_in_each_history() -> None:
         Result(3, "eve", "bob", 0.0, 1.0),
     ]
     names = ["ann", "bob", "cat", "dan", "eve"]
-    st = pairing.standings([Entrant(n, 2000 - i) for i, n in enumerate(names)], history, 4, Controls())
+    st = dutch.standings([Entrant(n, 2000 - i) for i, n in enumerate(names)], history, 4, Controls())
     assert (st["ann"].colours, st["bob"].colours) == ((W, B), (W, B))
     assert (st["ann"].score, st["bob"].score) == (3.0, 1.0)
-    assert pairing.allocate_colours(st["bob"], st["ann"]) == B
-    assert pairing.allocate_colours(st["ann"], st["bob"]) == W
+    assert dutch.allocate_colours(st["bob"], st["ann"]) == B
+    assert dutch.allocate_colours(st["ann"], st["bob"]) == W
 
 
 def test_e4_the_higher_ranked_entrant_gets_its_preference() -> None:
@@ -313,20 +313,20 @@ def test_e4_the_higher_ranked_entrant_gets_its_preference() -> None:
     both due White with the same history: 17 is ranked higher (score first, A.2), so 17 gets
     White, not 4 with the lower pairing number. On equal scores the lower pairing number wins."""
     seventeen, four = standing("WB", 1.0, 16), standing("WB", 0.0, 3)
-    assert pairing.allocate_colours(seventeen, four) == W
-    assert pairing.allocate_colours(four, seventeen) == B
-    assert pairing.allocate_colours(standing("WB", 1.0, 16), standing("WB", 1.0, 3)) == B
+    assert dutch.allocate_colours(seventeen, four) == W
+    assert dutch.allocate_colours(four, seventeen) == B
+    assert dutch.allocate_colours(standing("WB", 1.0, 16), standing("WB", 1.0, 3)) == B
 
 
 def test_e5_no_preference_on_either_side_goes_by_the_higher_ranked_number() -> None:
     """FIDE C.04.3 E.5: neither has played. The higher-ranked takes the initial colour if its rank
     is odd (1st, 3rd: rank index 0, 2), the other colour if even (2nd: index 1)."""
-    assert pairing.allocate_colours(standing("", 0.0, 0), standing("", 0.0, 5)) == W
-    assert pairing.allocate_colours(standing("", 0.0, 1), standing("", 0.0, 5)) == B
-    assert pairing.allocate_colours(standing("", 0.0, 5), standing("", 0.0, 1)) == W
-    assert pairing.allocate_colours(standing("", 0.0, 2), standing("", 0.0, 5), initial=B) == B
+    assert dutch.allocate_colours(standing("", 0.0, 0), standing("", 0.0, 5)) == W
+    assert dutch.allocate_colours(standing("", 0.0, 1), standing("", 0.0, 5)) == B
+    assert dutch.allocate_colours(standing("", 0.0, 5), standing("", 0.0, 1)) == W
+    assert dutch.allocate_colours(standing("", 0.0, 2), standing("", 0.0, 5), initial=B) == B
     # score first: the 0-point entrant with rank index 0 is below the 1-point one with index 1
-    assert pairing.allocate_colours(standing("", 0.0, 0), standing("", 1.0, 1)) == W
+    assert dutch.allocate_colours(standing("", 0.0, 0), standing("", 1.0, 1)) == W
 
 
 def test_team_swiss_colours_follow_the_same_rule() -> None:
@@ -346,7 +346,7 @@ def test_team_swiss_colours_follow_the_same_rule() -> None:
         Result(2, "Delta", "Echo", 1.0, 0.0),
         Result(2, "Bravo", "Foxtrot", 0.0, 1.0),
     ]
-    got = pairing.pair_round(teams, history, 3, 4)
+    got = dutch.pair_round(teams, history, 3, 4)
     assert ("Bravo", "Delta") in got.pairs
 
 
@@ -364,7 +364,7 @@ def test_a_bracket_keeps_its_pairs_before_its_scores() -> None:
         text = f.read()
     tournament = trf.read_trf(cut(text, 11), "t109 cut before round 11")
     entrants, history, round_no, absent, initial = trf.to_history(tournament)
-    got = pairing.pair_round(entrants, history, round_no, 11, Controls(absent=absent), initial)
+    got = dutch.pair_round(entrants, history, round_no, 11, Controls(absent=absent), initial)
     pairs = {frozenset(p) for p in got.pairs}
     assert got.bye == "1"
     assert {frozenset(("4", "8")), frozenset(("7", "3")), frozenset(("5", "6"))} <= pairs

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.domain import pairing
-from pipeline.domain.pairing import Controls, Proposal
+from pipeline.domain import dutch
+from pipeline.domain.dutch import Controls, Proposal
 from pipeline.report import trf
 from tests.bbp_kit import BBP_RANDOM, cut, read_answers, rounds_of
 
@@ -38,7 +38,7 @@ def ours(text: str, rnd: int, name: str) -> Proposal:
     entrants, history, round_no, absent, initial = trf.to_history(tournament)
     assert round_no == rnd
     total = tournament.total_rounds or round_no
-    return pairing.pair_round(entrants, history, round_no, total, Controls(absent=absent), initial)
+    return dutch.pair_round(entrants, history, round_no, total, Controls(absent=absent), initial)
 
 
 def compare(name: str) -> dict[str, int]:

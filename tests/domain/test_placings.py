@@ -274,7 +274,7 @@ def write_world(tmp_path: Path) -> Path:
     try:
         gateway.replace_where(con, "scored_standings", {}, table)
         gateway.replace_where(con, "scored_team_matches", {}, swiss + [tm(x) for x in QUARTERS + SEMIS + FINALS])
-        placings.write_placings(con, cfg)
+        gateway.replace_where(con, "scored_placings", {}, placings.placings_rows(con, cfg))
     finally:
         con.close()
     return tmp_path / "tournament.toml"

@@ -688,7 +688,7 @@ def site_with_a_bracket(tmp_path: Path) -> Config:
                     if st == stage
                 ],
             )
-        placings.write_placings(con, cfg)
+        gateway.replace_where(con, "scored_placings", {}, placings.placings_rows(con, cfg))
     finally:
         con.close()
     build_site(cfg)

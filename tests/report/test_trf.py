@@ -9,8 +9,8 @@ import random
 import pytest
 from caissify_pairings.fpc import check_trf
 
-from pipeline.domain import pairing
-from pipeline.domain.pairing import Entrant, Result
+from pipeline.domain import dutch
+from pipeline.domain.dutch import Entrant, Result
 from pipeline.report import trf
 
 ENTRANTS = [Entrant("Pawn Stormers", 2150.5), Entrant("Knight Riders", 2100), Entrant("Rook Crooks", 2050)]
@@ -66,10 +66,10 @@ def test_a_tournament_we_paired_passes_the_reference_checker() -> None:
     interface with seeded random results, written as TRF-16: the engine's Free Pairings Checker
     re-pairs every round from the file and finds no discrepancy."""
     rng = random.Random(16)
-    entrants = pairing.seed_order(Entrant(f"Player {i}", 2400 - 37 * i) for i in range(7))
+    entrants = dutch.seed_order(Entrant(f"Player {i}", 2400 - 37 * i) for i in range(7))
     history: list[Result] = []
     for rnd in range(1, 6):
-        got = pairing.pair_round(entrants, history, rnd, 5)
+        got = dutch.pair_round(entrants, history, rnd, 5)
         for a, b in got.pairs:
             s = rng.choice([1.0, 0.5, 0.0])
             history.append(Result(rnd, a, b, s, 1.0 - s))

@@ -218,21 +218,21 @@ def test_audit_cli_exits_0_without_errors(tmp_path: Path) -> None:
 def test_the_audit_stage_evaluates_only_its_kinds_audits_and_finds_every_row_of_the_view(
     audited: dict[str, Path], event: str
 ) -> None:
-    """The audit stage evaluates only the files of its kind of event (audit.AUDITS_OF_KIND): every
+    """The audit stage evaluates only the files of its kind of event (audit_findings.AUDITS_OF_KIND): every
     other file gives no row on that event's published database, so what it reads is exactly the
     audit_findings view, row for row and in order."""
-    from pipeline.stages import audit
+    from pipeline.stages import audit_findings
 
     kind = "team" if event == "team" else "individual"
-    own = audit.AUDITS_OF_KIND[kind]
+    own = audit_findings.AUDITS_OF_KIND[kind]
     con = duckdb.connect(str(audited[event]), read_only=True)
     try:
         others = [f for f in sql_files.audit_files() if not f.stem.startswith(own)]
         assert len(others) >= 7
         for f in others:
             assert con.sql(f"SELECT count(*) FROM (\n{sql_files.audit_sql(f)}\n)").fetchall() == [(0,)], f.name
-        every = audit.read_findings(con)
-        assert every and audit.read_findings(con, kind) == every
+        every = audit_findings.read_findings(con)
+        assert every and audit_findings.read_findings(con, kind) == every
         assert con.sql("SELECT count(*) FROM audit_findings").fetchall() == [(len(every),)]  # the view is whole again
     finally:
         con.close()

@@ -148,14 +148,14 @@ def engine_pairs(
     seeds: dict[str, float], played: list[tuple[int, str, str, float, float]], rnd: int, rounds: int
 ) -> list[tuple[str, str]]:
     """Swiss round `rnd` as a TD running `antichess-td pair` gets it: the FIDE Dutch system
-    (pipeline.domain.pairing, the pinned engine) from each entrant's seeding rating and the
+    (pipeline.domain.dutch, the pinned engine) from each entrant's seeding rating and the
     rounds so far as (round, white, black, white's score, black's score) in win units. The demo's
     fields are even, so no bye. Pairs are (White, Black): `a` has White (a team: on board 1)."""
-    from pipeline.domain import pairing
+    from pipeline.domain import dutch
 
-    entrants = pairing.seed_order(pairing.Entrant(e, r) for e, r in seeds.items())
-    history = [pairing.Result(r, a, b, sa, sb) for r, a, b, sa, sb in played]
-    proposal = pairing.pair_round(entrants, history, rnd, rounds)
+    entrants = dutch.seed_order(dutch.Entrant(e, r) for e, r in seeds.items())
+    history = [dutch.Result(r, a, b, sa, sb) for r, a, b, sa, sb in played]
+    proposal = dutch.pair_round(entrants, history, rnd, rounds)
     if proposal.bye is not None:
         raise ValueError(f"the demo's Swiss fields are even; round {rnd} gave {proposal.bye} a bye")
     return list(proposal.pairs)

@@ -12,10 +12,10 @@ Colours and table order are ours, not the library's: the library gives the pairs
 :func:`allocate_colours` (a small pure function of each entrant's played colours, score and rank)
 gives each pair its colours by FIDE C.04.3 section E as bbpPairings implements it, and
 :func:`table_order` orders the tables as bbpPairings prints them. The library settles E.4 (same
-preference, same history) by pairing number rather than by rank (score first), so about one round
-in nine came out with a pair's colours the other way round from bbpPairings'; the pairing itself
-is unchanged. tests/domain/test_pairing_bbp.py checks pairs, bye, colours and table order against
-bbpPairings on 220 tournaments it generated.
+preference, same history) by pairing number rather than by rank (score first), so its colours
+differ from bbpPairings' in about one round in nine; its pairs and bye are kept as they are.
+tests/domain/test_pairing_bbp.py checks pairs, bye, colours and table order against bbpPairings
+on 220 tournaments it generated.
 
 Scores are in win units (a win 1, a draw 0.5): a team Swiss's match points are divided by the
 match-point value of a win before they get here, so the library's top-scorer rule (more than half
