@@ -53,7 +53,7 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
-from pipeline.domain.attention import Item
+from pipeline.domain.attention_items import Item
 from pipeline.domain.findings import Finding
 from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config

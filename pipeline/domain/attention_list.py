@@ -1,5 +1,5 @@
 """The attention list computed from what one database holds: :class:`Sources` (the rows
-pipeline/stages/attention.py reads once) in, :class:`~pipeline.domain.attention.Item` values
+pipeline/stages/attention.py reads once) in, :class:`~pipeline.domain.attention_items.Item` values
 out (:func:`items_of`), in the order shown (:data:`KIND_ORDER`), each with the sentence and the
 action a TD reads. Pure: ``now`` is an argument; no database, no clock.
 """
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.domain.attention import Item, PartDue
+from pipeline.domain.attention_items import Item, PartDue
 from pipeline.model import Config, Stage
 
 STALE_AFTER = dt.timedelta(hours=36)

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pipeline.domain.attention import Item, PartDue
+from pipeline.domain.attention_items import Item, PartDue
 
 WebhookFormat = Literal["discord", "slack", "json"]
 LIMITS: dict[str, int] = {"discord": 2000, "slack": 3500}

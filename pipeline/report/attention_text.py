@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pipeline.domain.attention import Item, Status
+from pipeline.domain.attention_items import Item, Status
 
 HEADINGS = {
     "stale": "Stale data",

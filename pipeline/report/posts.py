@@ -22,7 +22,7 @@ from typing import Any
 
 from pipeline.model import Config, Override
 from pipeline.report import exports
-from pipeline.store import audit_findings, gateway
+from pipeline.store import findings_view, gateway
 
 STANDINGS_COLUMNS = (
     "stage",
@@ -112,7 +112,7 @@ def write_results(path: Path, stage: Any, boards: Any) -> Path:
 
 def write_findings(path: Path, findings: Sequence[Any]) -> Path:
     """audit_findings.csv: every finding, in the order ``antichess-td audit`` prints them."""
-    columns = audit_findings.FINDING_COLUMNS + ("audit",)
+    columns = findings_view.FINDING_COLUMNS + ("audit",)
     exports.write_csv(path, columns, ([getattr(f, c) for c in columns] for f in findings))
     return path
 

@@ -4,8 +4,8 @@ run's list.
 :func:`read_sources` reads once what the list needs (``sql/queries/attention_*.sql``: boards
 waiting for a ruling, board matches with games due, near misses, flagged accounts, the rounds of
 pairings.csv; the error findings; the next-stage proposal; the runs); :func:`~pipeline.domain.attention_list.items_of`
-turns that into :class:`~pipeline.domain.attention.Item` values (no database, no clock: ``now`` is
-an argument), and :func:`~pipeline.domain.attention.compare` says which are new.
+turns that into :class:`~pipeline.domain.attention_items.Item` values (no database, no clock: ``now`` is
+an argument), and :func:`~pipeline.domain.attention_items.compare` says which are new.
 
 * :func:`attention_stage` — the nightly run's step, after export and before publish: it reads the
   working database about to be published (``run.work``), stores the list with the run
@@ -28,7 +28,7 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.domain.attention import Changes, Item, PartDue, Status, compare
+from pipeline.domain.attention_items import Changes, Item, PartDue, Status, compare
 from pipeline.domain.attention_list import Sources, items_of
 from pipeline.errors import InputError
 from pipeline.model import Config

@@ -2,7 +2,7 @@
 re-checked on every run as SQL (:func:`audit_stage`).
 
 Each audit is one SELECT of offending rows in ``sql/audits/<name>.sql`` with the columns of
-``audit_findings`` (docs/data-model.md); the view is their UNION ALL (``audit_findings.audit_findings_sql``).
+``audit_findings`` (docs/data-model.md); the view is their UNION ALL (``findings_view.audit_findings_sql``).
 The files read their parameters from tables this module writes from the config: the one-row
 ``audit_params`` and the lists ``audit_strongest_players``, ``audit_allowed_swaps``,
 ``audit_directors`` and ``audit_stages``, so a TD who opens the published database in the

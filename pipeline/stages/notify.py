@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.domain import messages
-from pipeline.domain.attention import Item
+from pipeline.domain.attention_items import Item
 from pipeline.lichess import client
 from pipeline.model import Config
 from pipeline.notify import webhook

@@ -5,7 +5,7 @@ value as a parameter and moves rows in and out as polars frames (through Arrow).
 never taken from input: a write names one of :data:`~pipeline.store.sql_files.WRITABLE`. A
 read-write connect brings the database up to date first (:func:`migrate`, its steps in
 :mod:`pipeline.store.migrations`); the ``audit_findings`` view is assembled from ``sql/audits/``
-(:mod:`pipeline.store.audit_findings`), and :func:`findings_of` runs some of its audits alone.
+(:mod:`pipeline.store.findings_view`), and :func:`findings_of` runs some of its audits alone.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import polars as pl
 
 from pipeline.errors import DatabaseDamaged
 from pipeline.store import migrations
-from pipeline.store.audit_findings import findings_sql
+from pipeline.store.findings_view import findings_sql
 from pipeline.store.sql_files import WRITABLE, sql, sql_fingerprint
 
 _FLAT = frozenset({str, int, float, bool, type(None), dt.datetime, dt.date})  # values asdict would only copy

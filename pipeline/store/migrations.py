@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 
 from pipeline.store import view_graph
-from pipeline.store.audit_findings import audit_findings_sql
+from pipeline.store.findings_view import audit_findings_sql
 from pipeline.store.sql_files import migration_files, schema_files, sql
 
 log = logging.getLogger(__name__)

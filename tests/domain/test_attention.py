@@ -1,9 +1,9 @@
-"""The attention list's comparison with the previous run's (pipeline/domain/attention.py): an item
+"""The attention list's comparison with the previous run's (pipeline/domain/attention_items.py): an item
 is new, still open or resolved by its key alone, whatever else about it changed."""
 
 from __future__ import annotations
 
-from pipeline.domain.attention import Item, compare
+from pipeline.domain.attention_items import Item, compare
 
 
 def item(key: str, sentence: str = "s") -> Item:

@@ -18,7 +18,7 @@ from skeleton_kit import copy_skeleton
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
 from pipeline.report.site import build_site
-from pipeline.report.site.calendar import Event, calendar_bytes, escape_text, fold
+from pipeline.report.site.ical import Event, calendar_bytes, escape_text, fold
 
 IN_PROGRESS = "2026-03-11T20:10:00Z"  # Alphas v Gammas: 4 of its 8 games played; Betas v Deltas none
 DECIDED = "2026-03-12T18:00:00Z"  # Alphas v Gammas over (8 of 8); Betas v Deltas not started

@@ -16,7 +16,7 @@ import duckdb
 import pytest
 from skeleton_kit import cli, copy_skeleton
 
-from pipeline.domain.attention import Item, PartDue
+from pipeline.domain.attention_items import Item, PartDue
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
 from pipeline.stages import attention, audit, context, ingest, record, score

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from audit_world import NOW, REG, UTC, AuditWorld, run_file
 
-from pipeline.store import audit_findings, gateway, sql_files
+from pipeline.store import findings_view, gateway, sql_files
 
 
 def t(*args: int) -> dt.datetime:
@@ -1625,7 +1625,7 @@ def test_every_audit_has_the_audit_findings_columns(tmp_path: Path) -> None:
     try:
         for f in sql_files.audit_files():
             described = [(r[0], r[1]) for r in con.sql(f"DESCRIBE {sql_files.audit_sql(f)}").fetchall()]
-            assert described == [(c, "VARCHAR") for c in audit_findings.FINDING_COLUMNS], f.stem
+            assert described == [(c, "VARCHAR") for c in findings_view.FINDING_COLUMNS], f.stem
         severities = {r[0] for r in con.sql("SELECT DISTINCT severity FROM audit_findings").fetchall()}
     finally:
         con.close()

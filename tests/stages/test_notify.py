@@ -2,7 +2,7 @@
 small receiver on 127.0.0.1, Lichess team announcements and reminders through the replay server
 (its scopes and rate limits), once only across reruns (``sent_messages`` in a real DuckDB file),
 never failing the run, and never showing a secret. Items are built by hand (they are plain values:
-pipeline/domain/attention.py); every expected message is written out here."""
+pipeline/domain/attention_items.py); every expected message is written out here."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pipeline.domain import messages
-from pipeline.domain.attention import Item, PartDue
+from pipeline.domain.attention_items import Item, PartDue
 from pipeline.inputs.config import load_config
 from pipeline.model import Config, LichessNotify, Notify, Webhook
 from pipeline.sim import replay

@@ -1,12 +1,12 @@
 """The calendars: the event's (every round's window with its pairings) and one per entrant;
-calendar.py writes them as RFC 5545."""
+ical.py writes them as RFC 5545."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
 
-from pipeline.report.site import calendar, knockout
+from pipeline.report.site import ical, knockout
 from pipeline.report.site.links import CALENDAR, slug
 from pipeline.report.site.pages import Pages
 from pipeline.report.site.words import KIND_WORDS, match_note
@@ -15,7 +15,7 @@ from pipeline.report.site.words import KIND_WORDS, match_note
 def calendars(pages: Pages) -> None:
     """The event's calendar (every round's window, with its pairings) and one per entrant (each
     of its rounds: the window, the opponent, the boards, the result once decided); RFC 5545,
-    stable UIDs, DTSTAMP the snapshot's run time (pipeline/report/site/calendar.py)."""
+    stable UIDs, DTSTAMP the snapshot's run time (pipeline/report/site/ical.py)."""
     last = pages.snap.last_run
     dtstamp = (last["finished_at"] or last["as_of"]) if last else dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
     tid = slug(pages.config.tournament_id)
@@ -28,8 +28,8 @@ def calendars(pages: Pages) -> None:
             boards[b["stage"], b["round"], b["team_a_id"]].append(
                 f"Board {b['board']}: {b['player_a'] or '?'} v {b['player_b'] or '?'}"
             )
-    events: list[calendar.Event] = []
-    mine: dict[str, list[calendar.Event]] = defaultdict(list)
+    events: list[ical.Event] = []
+    mine: dict[str, list[ical.Event]] = defaultdict(list)
     order = {s.name: i for i, s in enumerate(pages.config.stages)}
     for stage, rnd in sorted(windows, key=lambda k: (order[k[0]], k[1])):
         start, end = windows[stage, rnd]
@@ -41,7 +41,7 @@ def calendars(pages: Pages) -> None:
         byes = [b for b in pages.snap.byes if b["stage"] == stage and b["round"] == rnd]
         lines += [f"{pages.entrant_names.get(b['entrant_id'], b['entrant_id'])}: bye" for b in byes]
         events.append(
-            calendar.Event(
+            ical.Event(
                 f"{tid}-{slug(stage)}-{rnd}@antichess-td",
                 start,
                 end,
@@ -51,12 +51,12 @@ def calendars(pages: Pages) -> None:
         )
         for me, event in entrant_events(pages, (stage, rnd), (start, end), labels, boards):
             mine[me].append(event)
-    pages.files[CALENDAR] = calendar.calendar_bytes(
+    pages.files[CALENDAR] = ical.calendar_bytes(
         pages.config.name, f"Round windows of {pages.config.name}", events, dtstamp
     )
     for e in sorted(set(pages.entrant_names) | set(mine)):
         name = pages.entrant_names.get(e, e)
-        pages.files[pages.calendar_href(e)] = calendar.calendar_bytes(
+        pages.files[pages.calendar_href(e)] = ical.calendar_bytes(
             f"{name}: {pages.config.name}", f"The rounds of {name} in {pages.config.name}", mine.get(e, []), dtstamp
         )
 
@@ -67,7 +67,7 @@ def entrant_events(
     window: tuple[dt.datetime, dt.datetime],
     labels: dict[tuple[str, int, str], tuple[str, str]],
     boards: dict[tuple[str, int, str], list[str]],
-) -> list[tuple[str, calendar.Event]]:
+) -> list[tuple[str, ical.Event]]:
     """(entrant id, its event) of the round `key` (stage, round) for each side of each match
     (the match's own window, else the round's `window`) and each bye, in the pages' order."""
     stage, rnd = key
@@ -78,7 +78,7 @@ def entrant_events(
         label = labels.get((stage, rnd, m["team_a_id"]), ("", ""))[1]
         for me, opp in ((m["team_a_id"], m["team_b"]), (m["team_b_id"], m["team_a"])):
             detail = boards.get((stage, rnd, m["team_a_id"]), [])
-            event = calendar.Event(
+            event = ical.Event(
                 f"{tid}-{slug(stage)}-{rnd}-{slug(me)}@antichess-td",
                 m["window_start"] or start,
                 m["window_end"] or end,
@@ -88,7 +88,7 @@ def entrant_events(
             out.append((me, event))
     for b in (b for b in pages.snap.byes if b["stage"] == stage and b["round"] == rnd):
         me = b["entrant_id"]
-        event = calendar.Event(
+        event = ical.Event(
             f"{tid}-{slug(stage)}-{rnd}-{slug(me)}@antichess-td",
             start,
             end,
