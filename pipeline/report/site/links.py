@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
 CALENDAR = "calendar.ics"  # the event's calendar; each entrant's is calendars/<entrant>.ics
 
@@ -50,6 +52,11 @@ class Links:
 
     def standings_href(self, stage: str, rnd: int) -> str:
         return f"standings/{slug(stage)}-{rnd}.html"
+
+    @staticmethod
+    def pager(href: Callable[[str, int], str], stage: str, rounds: Iterable[int], current: int) -> list[dict[str, Any]]:
+        """A page's links to the same page of each round (``href(stage, r)``), the current one marked."""
+        return [{"label": str(r), "href": href(stage, r), "current": r == current} for r in rounds]
 
     def calendar_href(self, entrant_id: str) -> str:
         return f"calendars/{slug(entrant_id)}.ics"

@@ -52,9 +52,7 @@ def round_pages(pages: Pages) -> None:
                 title=f"{stage.name}: round {rnd}",
                 stage=stage,
                 round=rnd,
-                round_links=[
-                    {"label": str(r), "href": pages.round_href(stage.name, r), "current": r == rnd} for r in rounds
-                ],
+                round_links=pages.pager(pages.round_href, stage.name, rounds, rnd),
                 matches=matches,
                 byes=round_byes,
                 part_names=part_names,

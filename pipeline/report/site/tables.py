@@ -83,9 +83,7 @@ def standings_pages(pages: Pages) -> None:
                 title=f"Standings: {stage.name}, after round {rnd}",
                 stage=stage,
                 after_round=rnd,
-                round_links=[
-                    {"label": str(r), "href": pages.standings_href(stage.name, r), "current": r == rnd} for r in rounds
-                ],
+                round_links=pages.pager(pages.standings_href, stage.name, rounds, rnd),
                 columns=columns,
                 groups=groups,
                 order=", ".join(TIEBREAK_NAMES.get(t, t) for t in stage.tiebreaks),
