@@ -160,6 +160,7 @@ def test_429_waits_at_least_the_configured_minute(dataset: replay.Dataset, tmp_p
     assert stats_of(client).waited_429_s == sum(waits)
 
 
+@pytest.mark.scenario
 def test_kill_9_of_ingest_at_random_moments_then_rerun_gives_the_undisturbed_data(
     dataset: replay.Dataset, tmp_path: Path
 ) -> None:
@@ -171,6 +172,7 @@ def test_kill_9_of_ingest_at_random_moments_then_rerun_gives_the_undisturbed_dat
     assert (out.lost, out.duplicated, out.differing_tables) == (0, 0, [])
 
 
+@pytest.mark.scenario
 @pytest.mark.prefect
 def test_kill_9_of_nightly_at_random_moments_then_rerun_publishes_the_undisturbed_data(
     skeleton: Path, prefect_api_url: str

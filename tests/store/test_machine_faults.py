@@ -309,6 +309,7 @@ def test_an_exports_folder_the_run_may_not_write_exits_3_before_anything_changes
     assert sha256(published) == before
 
 
+@pytest.mark.scenario
 @pytest.mark.prefect
 @pytest.mark.faults
 def test_sigterm_at_random_moments_ends_each_run_within_5_s_and_the_rerun_equals_an_undisturbed_one(
