@@ -190,7 +190,8 @@ def plant_unknown_migration(home: Path) -> str:
     [
         plant_garbage_database,
         plant_home_under_a_file,
-        pytest.param(plant_unknown_migration, marks=pytest.mark.slow),  # a server start: 20-35 s on two busy cores
+        # a server start: 20-35 s on two busy cores
+        pytest.param(plant_unknown_migration, marks=[pytest.mark.slow, pytest.mark.scenario]),
     ],
     ids=lambda f: f.__name__,
 )
@@ -263,6 +264,7 @@ def test_without_prefect_a_fetch_that_lichess_failed_is_retried_as_under_prefect
     ]
 
 
+@pytest.mark.scenario
 @pytest.mark.slow
 def test_a_temporary_server_killed_mid_run_leaves_the_run_published_and_ok(tmp_path: Path) -> None:
     """Prefect's temporary server killed while the run ingests (an OOM killer, a crash). The tasks

@@ -17,9 +17,9 @@ TEAM-ELIG-7 error). The first now raises in build_season for every seed (unless 
 is 1-99 below at round 7; PLANTED.csv states the gap the data holds) and is checked against the
 audit in both worlds below; the second (fixed by one session of recent games 3 days before
 registration) is an unplanted error that `errors_not_planted` looks for in both worlds, though
-no longer in seed 7's own world. The two worlds built here (about 100 s of one core for seed 12,
-more for the default demo) are the scenario tier's (`-m scenario`); the suite's run checks the
-suite's demo only. The other seed is built in this process: under pytest-xdist the run already
+no longer in seed 7's own world. The module is in the scenario tier (`-m scenario`): the worlds
+are rules-size (seed 12 costs about two minutes of one core to build and audit, the default demo
+more). The other seed is built in this process: under pytest-xdist the run already
 has a process per core, so a process pool would only oversubscribe them."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from demo_audit import (
 OTHER_SEED = 12
 OTHER = {"teams": 10, "games": (1000, 1000), "acwc_players": 8}  # build_season's default STORED_GAMES
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.scenario]
 
 
 World = tuple[Path, dict[str, Path]]  # the demo folder, its published databases by name
@@ -68,19 +68,16 @@ def test_planted_facts_hold_for_the_suite_demo(suite_demo: Path, audited: dict[s
     check_planted_facts((suite_demo, audited))
 
 
-@pytest.mark.scenario
 def test_planted_facts_hold_for_another_seed(other_world: World) -> None:
     """Seed 12 (OTHER_SEED): see check_planted_facts."""
     check_planted_facts(other_world)
 
 
-@pytest.mark.scenario
 def test_planted_facts_hold_for_the_default_demo(default_world: World) -> None:
     """The README's demo: see check_planted_facts."""
     check_planted_facts(default_world)
 
 
-@pytest.mark.scenario
 @pytest.mark.parametrize("world_name", ["other_world", "default_world"])
 def test_team_elig_2_counts_profile_games_where_the_stored_ones_begin_later(
     world_name: str, request: pytest.FixtureRequest
@@ -116,7 +113,6 @@ def test_team_comp_6_note_states_the_audited_ratings_in_the_suite_demo(
     check_comp_6_note((suite_demo, audited))
 
 
-@pytest.mark.scenario
 def test_team_comp_6_note_states_the_audited_ratings_for_another_seed(other_world: World) -> None:
     check_comp_6_note(other_world)
 
