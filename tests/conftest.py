@@ -5,11 +5,12 @@ test module imports it: a temporary PREFECT_HOME per pytest run (no cache record
 the next run), telemetry off, a generous ephemeral-server start-up timeout for two busy cores.
 
 The suite runs on every core (pyproject's addopts: `-n auto`, pytest-xdist). What costs most is
-built once per run and shared read-only: the suite's demo and its audit (`suite_demo`, `audited`:
-the default seed with the least history the rules allow), a small demo (`small_demo_source`) and
-a 10-team demo (`ten_team_demo_source`), each under a file lock in the run's shared temp folder so
-that two workers never build the same one. A test that writes into a shared demo works on its own
-copy. Each worker starts one Prefect test server (`prefect_api_url`).
+built once per run and shared read-only: a small demo (`small_demo_source`), a 10-team demo
+(`ten_team_demo_source`) and, for the scenario tier (`-m scenario`), the suite's demo and its
+audit (`suite_demo`, `audited`: the default seed with the least history the rules allow), each
+under a file lock in the run's shared temp folder so that two workers never build the same one.
+A test that writes into a shared demo works on its own copy. Each worker starts one Prefect test
+server (`prefect_api_url`) when a test asks for it.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ DEMO_READERS = frozenset(
 )
 
 
-# The suite's run (seconds of one worker on the 2-core machine at load 3-10, from --durations).
+# The suite's run (one worker's time from --durations on the 2-core machine with other work running).
 FIRST_UNITS = (
     "tests/sim/test_replay_nights.py",  # builds the 10-team demo, then replays two nights: about 70 s
     "tests/store/test_machine_faults.py",  # three nightly processes on the skeleton: about 70 s
@@ -93,11 +94,11 @@ FIRST_UNITS = (
 # The scenario tier's run (same machine and load).
 SCENARIO_FIRST_UNITS = (
     "tests/domain/test_pairing_bbp.py",  # the 89 bbpPairings tournaments over 20 entrants: about 7 min
-    "suite-demo",  # build and audit the suite's demo, then its readers: about 4 min
+    "suite-demo",  # build and audit the suite's demo, then its readers: about 7.5 min
     "tests/report/test_site.py",  # the small demo's sites built, then crawled in Chromium: about 8 min
-    "tests/sim/test_demo_seeds.py",  # seed 12 and the default demo built and audited: about 6 min
-    "tests/cli/test_prefect_unavailable.py",  # Prefect's server killed mid-run: about 3.5 min
-    "tests/store/test_machine_faults.py",  # damaged databases, full disks, SIGTERM at random: about 4 min
+    "tests/sim/test_demo_seeds.py",  # seed 12 and the default demo built and audited: about 6.5 min
+    "tests/cli/test_prefect_unavailable.py",  # Prefect's server killed mid-run: about 4 min
+    "tests/store/test_machine_faults.py",  # damaged databases, full disks, SIGTERM at random: about 5 min
     "tests/lichess/test_faults.py",  # kill -9 at random moments, the other faults: about 3 min
     "tests/sim/test_replay_nights.py",  # four nights: about 3 min
     "tests/sim/test_soak.py",  # eight nightly processes on the small demo: about 2 min
