@@ -111,6 +111,7 @@ def test_a_dead_server_at_prefect_api_url_runs_the_same_nightly_without_prefect(
 
 
 @pytest.mark.prefect
+@pytest.mark.scenario
 def test_a_dead_server_named_by_prefects_profile_stops_the_temporary_server_started_early(
     tmp_path: Path, reference: Path
 ) -> None:
@@ -145,6 +146,7 @@ def test_a_dead_server_named_by_prefects_profile_stops_the_temporary_server_star
 
 
 @pytest.mark.prefect
+@pytest.mark.scenario
 def test_a_server_whose_api_fails_after_health_answers_runs_the_same_nightly_without_prefect(
     tmp_path: Path, reference: Path
 ) -> None:
@@ -189,7 +191,7 @@ def plant_unknown_migration(home: Path) -> str:
     "plant",
     [
         plant_garbage_database,
-        plant_home_under_a_file,
+        pytest.param(plant_home_under_a_file, marks=pytest.mark.scenario),
         # a server start: 20-35 s on two busy cores
         pytest.param(plant_unknown_migration, marks=[pytest.mark.slow, pytest.mark.scenario]),
     ],
