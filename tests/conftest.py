@@ -5,11 +5,12 @@ test module imports it: a temporary PREFECT_HOME per pytest run (no cache record
 the next run), telemetry off, a generous ephemeral-server start-up timeout for two busy cores.
 
 The suite runs on every core (pyproject's addopts: `-n auto`, pytest-xdist). What costs most is
-built once per run and shared read-only: the suite's demo and its audit (`suite_demo`, `audited`:
-the default seed with the least history the rules allow), a small demo (`small_demo_source`) and
-a 10-team demo (`ten_team_demo_source`), each under a file lock in the run's shared temp folder so
-that two workers never build the same one. A test that writes into a shared demo works on its own
-copy. Each worker starts one Prefect test server (`prefect_api_url`).
+built once per run and shared read-only: a small demo (`small_demo_source`), a 10-team demo
+(`ten_team_demo_source`) and, for the scenario tier (`-m scenario`), the suite's demo and its
+audit (`suite_demo`, `audited`: the default seed with the least history the rules allow), each
+under a file lock in the run's shared temp folder so that two workers never build the same one.
+A test that writes into a shared demo works on its own copy. Each worker starts one Prefect test
+server (`prefect_api_url`) when a test asks for it.
 """
 
 from __future__ import annotations
@@ -40,12 +41,12 @@ pytest_plugins = ["browserkit"]
 
 # How pytest-xdist shares out the work (pyproject: `-n auto --dist loadscope --no-loadscope-reorder`).
 # A unit of work is a test module (its module fixtures are built once, on one worker), except that
-# the tests reading the suite's demo (the `suite_demo` and `audited` session fixtures) are one
-# unit, "suite-demo": one worker builds and audits the demo and runs them while the other
-# worker runs everything else, instead of both waiting on the demo's lock. That unit is handed
-# out first (its tests are moved to the front), so no worker is left alone with it at the end;
-# the next longest units follow (FIRST_UNITS, longest first, as measured), so that the end of the
-# run is made of short modules that even the two workers out.
+# the tests reading the suite's demo (the `suite_demo` and `audited` session fixtures, all in the
+# scenario tier) are one unit, "suite-demo": one worker builds and audits the demo and runs them
+# while the other worker runs everything else, instead of both waiting on the demo's lock.
+# The longest units are handed out first (FIRST_UNITS for the suite's run, SCENARIO_FIRST_UNITS
+# for `-m scenario`, longest first, as measured), so that the end of a run is made of short
+# modules that even the two workers out and no worker is left alone with a long unit at the end.
 # The scheduler sees only test ids, so the readers are listed here; collection warns when the
 # list and the fixtures disagree (a missing entry costs time, not correctness).
 DEMO_READERS = frozenset(
@@ -72,27 +73,47 @@ DEMO_READERS = frozenset(
 )
 
 
+# The suite's run (one worker's time from --durations on the 2-core machine with other work running).
 FIRST_UNITS = (
-    "suite-demo",  # build and audit the suite's demo, then its readers: about 230 s on one worker
-    "tests/sim/test_demo_seeds.py",  # builds and audits another seed: about 100 s
-    "tests/sim/test_soak.py",  # eight nightly processes on the small demo: about 2 min on a quiet machine
-    "tests/sim/test_replay_nights.py",
-    "tests/report/test_site.py",  # builds the small demo's sites, then crawls them in Chromium: about 5 min
-    "tests/lichess/test_dump.py",  # a season backfilled from the small demo's dumps against the API alone: 4-6 min
-    "tests/sim/test_season.py",  # a 64-team, 11-round season built and checked: about 80 s
-    "tests/lichess/test_faults.py",
-    "tests/store/test_machine_faults.py",
-    "tests/cli/test_run_output.py",
-    "tests/cli/test_prefect_unavailable.py",
+    "tests/sim/test_replay_nights.py",  # builds the 10-team demo, then replays two nights: about 70 s
+    "tests/store/test_machine_faults.py",  # three nightly processes on the skeleton: about 70 s
+    "tests/cli/test_run_output.py",  # nightly processes stopped and watched: about 65 s
+    "tests/cli/test_prefect_unavailable.py",  # nightly processes without a Prefect server: about 60 s
+    "tests/lichess/test_faults.py",  # a faulty replay server, a Prefect test server: about 55 s
+    "tests/stages/test_attention_list.py",
     "tests/stages/test_rescore.py",
-    "tests/cli/test_init_check.py",
+    "tests/store/test_nightly_publish.py",
+    "tests/report/test_site.py",  # the skeleton's site, crawled in Chromium
+    "tests/sim/test_season.py",
+    "tests/stages/test_audits.py",
+    "tests/inputs/test_bad_input.py",
+    "tests/cli/test_init_check.py",  # reads the 10-team demo test_replay_nights.py has built by then
+    "tests/cli/test_prefect_left_alone.py",
+    "tests/lichess/test_dump.py",
+)
+
+# The scenario tier's run (same machine and load).
+SCENARIO_FIRST_UNITS = (
+    "tests/domain/test_pairing_bbp.py",  # the 89 bbpPairings tournaments over 20 entrants: about 7 min
+    "suite-demo",  # build and audit the suite's demo, then its readers: about 7.5 min
+    "tests/report/test_site.py",  # the small demo's sites built, then crawled in Chromium: about 8 min
+    "tests/sim/test_demo_seeds.py",  # seed 12 and the default demo built and audited: about 6.5 min
+    "tests/cli/test_prefect_unavailable.py",  # Prefect's server killed mid-run: about 4 min
+    "tests/store/test_machine_faults.py",  # damaged databases, full disks, SIGTERM at random: about 5 min
+    "tests/lichess/test_faults.py",  # kill -9 at random moments, the other faults: about 3 min
+    "tests/sim/test_replay_nights.py",  # four nights: about 3 min
+    "tests/sim/test_soak.py",  # eight nightly processes on the small demo: about 2 min
+    "tests/sim/test_season.py",  # a 64-team, 11-round season: about 90 s
+    "tests/lichess/test_dump.py",  # a season backfilled from dumps against the API alone: about 60 s
+    "tests/cli/test_run_output.py",
     "tests/store/test_nightly_publish.py",
 )
 
 
 def _order(item: pytest.Item) -> int:
+    units = SCENARIO_FIRST_UNITS if item.get_closest_marker("scenario") else FIRST_UNITS
     unit = _unit(item.nodeid)
-    return FIRST_UNITS.index(unit) if unit in FIRST_UNITS else len(FIRST_UNITS)
+    return units.index(unit) if unit in units else len(units)
 
 
 def _unit(nodeid: str) -> str:

@@ -462,6 +462,7 @@ def test_the_docs_have_sql_examples() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("where", "sql", "comment"), EXAMPLES, ids=[w for w, _, _ in EXAMPLES])
+@pytest.mark.scenario
 def test_sql_example_returns_rows_on_the_demo(
     suite_demo: Path, audited: dict[str, Path], where: str, sql: str, comment: str
 ) -> None:

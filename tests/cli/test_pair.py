@@ -9,6 +9,7 @@ as team a, so they get Black).
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,15 +32,21 @@ def scored(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def three_rounds(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def three_rounds_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The skeleton with rounds = 3, scored and audited after its two rounds, as a nightly run
-    leaves it (the audit writes the parameters the seeding view reads)."""
-    folder = scored(tmp_path)
+    leaves it (the audit writes the parameters the seeding view reads); built once per module."""
+    folder = scored(tmp_path_factory.mktemp("three-rounds"))
     cfg = load_config(folder / "tournament.toml")
     audit.audit_stage(cfg, context.read_inputs(cfg), AFTER_ROUND_2)
     export.export_stage(cfg)  # the nightly's order: ingest, score, audit, export
     return folder
+
+
+@pytest.fixture
+def three_rounds(three_rounds_once: Path, tmp_path: Path) -> Path:
+    """A copy of `three_rounds_once` of the test's own (the tests edit its files)."""
+    return Path(shutil.copytree(three_rounds_once, tmp_path / three_rounds_once.name))
 
 
 def pair(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -111,6 +111,7 @@ def test_a_dead_server_at_prefect_api_url_runs_the_same_nightly_without_prefect(
 
 
 @pytest.mark.prefect
+@pytest.mark.scenario
 def test_a_dead_server_named_by_prefects_profile_stops_the_temporary_server_started_early(
     tmp_path: Path, reference: Path
 ) -> None:
@@ -145,6 +146,7 @@ def test_a_dead_server_named_by_prefects_profile_stops_the_temporary_server_star
 
 
 @pytest.mark.prefect
+@pytest.mark.scenario
 def test_a_server_whose_api_fails_after_health_answers_runs_the_same_nightly_without_prefect(
     tmp_path: Path, reference: Path
 ) -> None:
@@ -189,8 +191,9 @@ def plant_unknown_migration(home: Path) -> str:
     "plant",
     [
         plant_garbage_database,
-        plant_home_under_a_file,
-        pytest.param(plant_unknown_migration, marks=pytest.mark.slow),  # a server start: 20-35 s on two busy cores
+        pytest.param(plant_home_under_a_file, marks=pytest.mark.scenario),
+        # a server start: 20-35 s on two busy cores
+        pytest.param(plant_unknown_migration, marks=[pytest.mark.slow, pytest.mark.scenario]),
     ],
     ids=lambda f: f.__name__,
 )
@@ -263,6 +266,7 @@ def test_without_prefect_a_fetch_that_lichess_failed_is_retried_as_under_prefect
     ]
 
 
+@pytest.mark.scenario
 @pytest.mark.slow
 def test_a_temporary_server_killed_mid_run_leaves_the_run_published_and_ok(tmp_path: Path) -> None:
     """Prefect's temporary server killed while the run ingests (an OOM killer, a crash). The tasks

@@ -265,6 +265,7 @@ def test_sigterm_mid_ingest_closes_the_run_within_5_s_and_leaves_the_published_f
     check_interrupted(toml, proc, took, stderr, good, "stopped by SIGTERM", 143)
 
 
+@pytest.mark.scenario
 @pytest.mark.slow
 def test_ctrl_c_mid_ingest_closes_the_run_within_5_s_and_stops_prefects_server(tmp_path: Path) -> None:
     """Ctrl-C on a terminal (SIGINT to the whole process group, Prefect's temporary server
@@ -297,6 +298,7 @@ def _running(pid: int) -> bool:
     return "\nState:\tZ" not in status
 
 
+@pytest.mark.scenario
 @pytest.mark.slow
 def test_sigterm_while_prefects_server_starts_stops_that_server(tmp_path: Path) -> None:
     """SIGTERM to the nightly's process alone (as `kill PID` sends it) while Prefect's temporary

@@ -15,6 +15,7 @@ import csv
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from pipeline.domain import bracket
 from pipeline.domain.bracket import Match, StageResult, TableRow
@@ -334,6 +335,7 @@ def test_placings_view_and_csv_on_a_hand_built_world(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- the suite's demo
 
 
+@pytest.mark.scenario
 def test_the_demo_placings_follow_its_bracket(suite_demo: Path, audited: dict[str, Path]) -> None:
     """TEAM-FMT-1 / TEAM-KO-1 / ARM-1 on the suite's demo (12 teams: 4 qualify; the knockout stage
     is the semifinals, the final stage the final and the bronze match). The order is worked out

@@ -299,6 +299,7 @@ def demo(suite_demo: Path) -> dict[str, object]:
     }
 
 
+@pytest.mark.scenario
 def test_team_cap_5_error_bounds_on_the_suite_demo(demo: dict[str, object], audited: dict[str, Path]) -> None:
     """The estimates the suite demo's audit wrote (the rating_estimates table of its published TEAM
     database: the registered players' sides of the stored rated games an audit reads, from
@@ -324,6 +325,7 @@ def test_team_cap_5_error_bounds_on_the_suite_demo(demo: dict[str, object], audi
     assert a["disagree_share"] <= 0.0005 and a["disagree_farthest"] < 2, a
 
 
+@pytest.mark.scenario
 def test_the_audit_rates_only_the_games_an_audit_reads_and_finds_what_rating_every_game_finds(
     demo: dict[str, object], audited: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -372,6 +374,7 @@ def _cap_cases(out: Path) -> dict[str, tuple[str, str, str]]:
     return cases
 
 
+@pytest.mark.scenario
 def test_team_cap_5_planted_rd_trap_through_the_rating_estimates_table(demo: dict[str, object], tmp_path: Path) -> None:
     """TRAPS.csv's TEAM-CAP-5 row: a board-4 player crossed the 2200 cap on 2025-01-31 at a true RD
     above 80, its first stored antichess game after ten idle months (the first since history_since,
@@ -446,6 +449,7 @@ def _estimates(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return con.sql("SELECT * FROM rating_estimates ORDER BY game_id, user_id").pl()
 
 
+@pytest.mark.scenario
 def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
     demo: dict[str, object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -497,6 +501,7 @@ def test_nightly_estimates_resume_and_equal_one_run_over_all_games(
         nightly.close()
 
 
+@pytest.mark.scenario
 def test_a_late_game_the_estimator_does_not_rate_leaves_the_resume_intact(
     demo: dict[str, object], tmp_path: Path
 ) -> None:

@@ -498,6 +498,7 @@ def _compare(a: Path, b: Path, closed: set[str]) -> None:
         con.close()
 
 
+@pytest.mark.scenario
 @pytest.mark.slow
 def test_a_season_backfilled_from_dumps_then_a_nightly_equals_the_api_alone(dumped: Path, tmp_path: Path) -> None:
     """The small demo ingested from the API alone, and from its dumps up to 2026-08 (the months

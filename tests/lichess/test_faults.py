@@ -32,6 +32,7 @@ NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 FAST = RetryPolicy(rate_limit_wait_s=0.01, backoff_s=0.01, max_retries=8)
 
 pytestmark = pytest.mark.faults
+SCENARIO = pytest.mark.scenario
 
 
 @pytest.fixture(scope="module")
@@ -87,13 +88,20 @@ def reference(dataset: replay.Dataset, tmp_path_factory: pytest.TempPathFactory)
     ("scenario", "faults", "expect"),
     [
         ("429 on 30% of requests", replay.Faults(rate_429=0.3, retry_after_s=0, seed=11), "429"),
-        ("5xx on 30% of requests", replay.Faults(rate_5xx=0.3, seed=12), "5xx"),
-        ("5xx bursts of 4 requests in a row", replay.Faults(burst_5xx=4, rate_5xx_burst=0.05, seed=15), "5xx_burst"),
+        # the suite's run: a refusal (429) and a cut stream (resumed); the others in the scenario tier
+        pytest.param("5xx on 30% of requests", replay.Faults(rate_5xx=0.3, seed=12), "5xx", marks=SCENARIO),
+        pytest.param(
+            "5xx bursts of 4 requests in a row",
+            replay.Faults(burst_5xx=4, rate_5xx_burst=0.05, seed=15),
+            "5xx_burst",
+            marks=SCENARIO,
+        ),
         ("half the streams cut at a random byte", replay.Faults(rate_cut=0.5, seed=13), "cut"),
-        (
+        pytest.param(
             "a fifth of the streams stall past the client timeout",
             replay.Faults(rate_stall=0.2, stall_s=1.0, seed=14),
             "stall",
+            marks=SCENARIO,
         ),
     ],
 )
@@ -160,6 +168,7 @@ def test_429_waits_at_least_the_configured_minute(dataset: replay.Dataset, tmp_p
     assert stats_of(client).waited_429_s == sum(waits)
 
 
+@pytest.mark.scenario
 def test_kill_9_of_ingest_at_random_moments_then_rerun_gives_the_undisturbed_data(
     dataset: replay.Dataset, tmp_path: Path
 ) -> None:
@@ -171,6 +180,7 @@ def test_kill_9_of_ingest_at_random_moments_then_rerun_gives_the_undisturbed_dat
     assert (out.lost, out.duplicated, out.differing_tables) == (0, 0, [])
 
 
+@pytest.mark.scenario
 @pytest.mark.prefect
 def test_kill_9_of_nightly_at_random_moments_then_rerun_publishes_the_undisturbed_data(
     skeleton: Path, prefect_api_url: str
@@ -217,6 +227,7 @@ def test_replay_server_cli_serves_5xx_bursts(tmp_path: Path) -> None:
         proc.wait(timeout=10)
 
 
+@pytest.mark.scenario
 @pytest.mark.prefect
 def test_prefect_server_down_nightly_goes_on_without_prefect_and_publishes_the_undisturbed_data(
     skeleton: Path, prefect_api_url: str

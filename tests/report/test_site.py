@@ -5,7 +5,10 @@ says, tiebreak explanations that add up to the numbers shown, names as text, pag
 Worlds: the hand-made skeleton (4 teams, 2 Swiss rounds) run as the nightly does (the site step
 included); a copy with two teams renamed to an HTML tag and a spreadsheet formula; and the small
 demo (both events: the TEAM season with its knockout, final and rulings, and the ACWC with its
-candidates pools), audited, for the pages the skeleton has none of (slow: about a minute)."""
+candidates pools), audited, for the pages the skeleton has none of. The small demo's sites (about
+a minute to build, minutes to crawl in Chromium) are the scenario tier's (`-m scenario`); the
+suite's run checks the skeleton's site, and the bracket and candidates pages on small hand-made
+worlds."""
 
 from __future__ import annotations
 
@@ -130,7 +133,10 @@ def demo_sites(small_demo_source: Path, tmp_path_factory: pytest.TempPathFactory
     return configs
 
 
-WORLDS = ["skeleton", pytest.param("team", marks=pytest.mark.slow), pytest.param("acwc", marks=pytest.mark.slow)]
+# the skeleton in the suite's run; the small demo's two sites (built from a whole audited season) in
+# the scenario tier
+DEMO = [pytest.mark.slow, pytest.mark.scenario]
+WORLDS = ["skeleton", pytest.param("team", marks=DEMO), pytest.param("acwc", marks=DEMO)]
 
 
 @pytest.fixture(params=WORLDS)
@@ -418,6 +424,7 @@ def test_audits_public_puts_them_in_the_site_and_leaves_the_private_folder_only_
 
 
 @pytest.mark.slow
+@pytest.mark.scenario
 def test_the_demo_shows_its_bracket_rulings_and_charts(demo_sites: dict[str, Config]) -> None:
     team, acwc = demo_sites["team"], demo_sites["acwc"]
     bracket = (team.paths.site / "bracket.html").read_text(encoding="utf-8")
@@ -546,29 +553,37 @@ TABLES_SHOWN = """return Array.from(document.querySelectorAll('table'))
     .map(t => Array.from(t.rows, r => Array.from(r.cells, c => c.innerText.trim())))"""
 
 
+# the skeleton's site (a few pages) in the suite's run; the demo's (hundreds of pages) in the scenario tier
+CRAWLED = ["skeleton", pytest.param("team", marks=DEMO), pytest.param("acwc", marks=DEMO)]
+
+
 @pytest.mark.browser
-@pytest.mark.slow
-@pytest.mark.parametrize("event", ["team", "acwc"])
+@pytest.mark.parametrize("event", CRAWLED)
 def test_in_chromium_every_demo_page_loads_without_console_errors_and_every_link_resolves(
-    demo_sites: dict[str, Config], browser: Any, event: str
+    event: str, browser: Any, request: pytest.FixtureRequest
 ) -> None:
-    """Every page of the demo's site, reached by following links from the home page in Chromium:
+    """Every page of the site, reached by following links from the home page in Chromium:
     no console error or alert on any, no internal link (page, stylesheet, image, download, #anchor)
     that does not resolve over HTTP, every page of the folder reachable, and only lichess.org outside."""
     from browserkit import crawl, serve_folder
 
-    site = demo_sites[event].paths.site
+    if event == "skeleton":
+        site = request.getfixturevalue("skeleton_night")[0].paths.site
+    else:
+        site = request.getfixturevalue("demo_sites")[event].paths.site
     with serve_folder(site) as base:
         found = crawl(browser, base + "index.html")
     assert found.errors == {}
     assert found.broken == []
     pages = {str(p.relative_to(site)) for p in site.rglob("*.html")}
     assert {unquote(urlsplit(u).path).lstrip("/") for u in found.pages} == pages
-    assert len(pages) > 50 and {urlsplit(u).netloc for u in found.external} == {"lichess.org"}
+    assert len(pages) > (5 if event == "skeleton" else 50)
+    assert {urlsplit(u).netloc for u in found.external} == {"lichess.org"}
 
 
 @pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.scenario
 @pytest.mark.parametrize("event", ["team", "acwc"])
 def test_in_chromium_every_standings_number_shown_equals_the_standings_view(
     demo_sites: dict[str, Config], browser: Any, event: str
@@ -766,6 +781,7 @@ OVERFLOWS = """return [document.documentElement.scrollWidth - document.documentE
 
 @pytest.mark.browser
 @pytest.mark.slow
+@pytest.mark.scenario
 @pytest.mark.parametrize("event", ["team", "acwc"])
 def test_screenshots_at_desktop_and_phone_widths_and_no_sideways_scrolling_at_1280(
     demo_sites: dict[str, Config], browser: Any, tmp_path: Path, event: str

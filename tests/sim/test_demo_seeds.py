@@ -15,10 +15,10 @@ in both worlds: a TEAM-COMP-6 replacement 1-99 below the player it replaces at t
 round 7 (build_season raises otherwise, for every seed; PLANTED.csv states the gap the data
 holds), and the TEAM-ELIG-3 player's one session of recent games 3 days before registration,
 which must leave no provisional rating at the pairings (an unplanted TEAM-ELIG-7 error, which
-`errors_not_planted` looks for). The other seed is built in this process: under pytest-xdist the
-suite already runs a process per core, so a process pool would only oversubscribe them (about
-110 s of CPU either way); its tests do not read the suite's demo, so that they run on the other
-worker."""
+`errors_not_planted` looks for). The module is in the scenario tier (`-m scenario`): the worlds
+are rules-size (seed 12 costs about two minutes of one core to build and audit, the default demo
+more). The other seed is built in this process: under pytest-xdist the run already has a process
+per core, so a process pool would only oversubscribe them."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from demo_audit import (
 OTHER_SEED = 12
 OTHER = {"teams": 10, "games": (1000, 1000), "acwc_players": 8}  # build_season's default STORED_GAMES
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.scenario]
 
 
 World = tuple[Path, dict[str, Path]]  # the demo folder, its published databases by name

@@ -3,7 +3,8 @@ server's world as of T, on one database, night after night, must give each night
 a single run at T gives on an empty database — incremental ingest (cursors, casual-game
 searches of open windows), verdicts kept across runs and per-stage rewrites add up to the same
 thing as starting afresh. The single run writes its exports over the night's: every file comes
-out byte for byte the same, and no cap chart is drawn again (their inputs are the same)."""
+out byte for byte the same, and no cap chart is drawn again (their inputs are the same). The
+suite's run replays two nights (round 1 under way, then closed); the scenario tier four."""
 
 from __future__ import annotations
 
@@ -39,10 +40,10 @@ TABLES = {
 HISTORY_DEPENDENT = {"attention.md"}
 
 
-@pytest.fixture(scope="module")
-def demo(ten_team_demo_source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture
+def demo(ten_team_demo_source: Path, tmp_path: Path) -> Path:
     """A copy of the 10-team demo (seed 5; conftest has `antichess-td demo` write it once per run)."""
-    out = shutil.copytree(ten_team_demo_source, tmp_path_factory.mktemp("replay") / "demo")
+    out = shutil.copytree(ten_team_demo_source, tmp_path / "demo")
     return out / "tournament.toml"
 
 
@@ -63,13 +64,22 @@ def read(db: Path) -> dict[str, list[tuple]]:
 
 @pytest.mark.prefect
 @pytest.mark.slow
-def test_night_by_night_replay_equals_a_single_run_each_night(demo: Path, prefect_api_url: str) -> None:
+@pytest.mark.parametrize(
+    "nights",
+    [
+        pytest.param(NIGHTS[:2], id="round-1"),  # the suite's: one round closing between two nights
+        pytest.param(NIGHTS, id="rounds-1-2", marks=pytest.mark.scenario),
+    ],
+)
+def test_night_by_night_replay_equals_a_single_run_each_night(
+    demo: Path, prefect_api_url: str, nights: tuple[str, ...]
+) -> None:
     from flows.nightly import nightly
 
     toml = demo.read_text(encoding="utf-8")
     published, exports = load_config(demo).paths.database, load_config(demo).paths.exports
     decided = []
-    for i, night in enumerate(NIGHTS):
+    for i, night in enumerate(nights):
         result = nightly(config_path=str(demo), now=night)
         assert result["run_id"] == i + 1
         replayed = read(published)
@@ -93,9 +103,10 @@ def test_night_by_night_replay_equals_a_single_run_each_night(demo: Path, prefec
         decided.append(
             [(stage, rnd) for stage, rnd, *_, outcome, _ in replayed["team_matches"] if outcome != "pending"]
         )
-    # the nights cover a season in motion: round 1 under way, ..., rounds 1 and 2 decided (5 matches each)
+    # the nights cover a season in motion: round 1 under way, ..., the last night's rounds decided (5 matches each)
     assert [len(d) for d in decided] == sorted(len(d) for d in decided) and len(decided[0]) < len(decided[-1])
-    assert ("swiss", 2) not in decided[0] and len([d for d in decided[-1] if d[1] in (1, 2)]) == 10
+    closed = {"2026-09-08T03:00:00Z": (1,), "2026-09-16T03:00:00Z": (1, 2)}[nights[-1]]
+    assert ("swiss", 2) not in decided[0] and len([d for d in decided[-1] if d[1] in closed]) == 5 * len(closed)
     con = duckdb.connect(str(published), read_only=True)
     try:
         as_of = [
@@ -106,4 +117,4 @@ def test_night_by_night_replay_equals_a_single_run_each_night(demo: Path, prefec
         ]
     finally:
         con.close()
-    assert as_of == list(NIGHTS)
+    assert as_of == list(nights)

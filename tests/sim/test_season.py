@@ -169,6 +169,7 @@ def test_planted_cases_are_true_in_the_data(small: Path) -> None:
         assert r["subject"] in names or " v " in r["subject"] or r["subject"] == "qualification", r
 
 
+@pytest.mark.scenario
 @pytest.mark.slow
 def test_planted_facts_hold_at_64_teams_and_11_rounds(tmp_path: Path) -> None:
     """The season benchmark's largest field (benchmarks/season.py: 64 teams, 11 Swiss rounds, 200-400

@@ -3,9 +3,10 @@ kill -9, judged table by table against the same nights undisturbed (tests/soakki
 
 benchmarks/soak.py runs every night of the default demo's season with a kill every fifth night;
 here three nights spread over the small demo's season (the first, one in the Swiss's fifth round,
-the last: the final decided), every night after the first killed and rerun, so that it costs about
-two minutes of one worker: eight `nightly` processes (three soaked, two killed ones before their
-reruns, three clean), against a replay server failing 30 % of requests on the soaked nights.
+the last: the final decided), every night after the first killed and rerun: eight `nightly`
+processes (three soaked, two killed ones before their reruns, three clean), against a replay
+server failing 30 % of requests on the soaked nights. About two minutes of one worker: the soak is
+in the scenario tier (`-m scenario`); the suite's run checks the season's nights only.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def test_the_small_demo_season_is_every_night_at_03_utc_from_the_first_round_to_
     assert all(b - a == dt.timedelta(days=1) for a, b in zip(nights, nights[1:], strict=False))
 
 
+@pytest.mark.scenario
 @pytest.mark.faults
 @pytest.mark.prefect
 @pytest.mark.slow

@@ -313,6 +313,7 @@ def test_the_private_site_lists_the_items_escaped_and_its_index_links_them(tmp_p
 
 
 @pytest.mark.slow
+@pytest.mark.scenario
 def test_every_nightly_summary_ends_with_what_needs_you(tmp_path: Path) -> None:
     """`antichess-td nightly` as a TD runs it, twice on the same night: the near miss of
     R2bd2x04 is the one item, new the first time and open the second, said just above the run's

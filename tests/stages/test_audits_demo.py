@@ -32,11 +32,13 @@ from demo_audit import (
 from pipeline.store import sql_files
 
 
+@pytest.mark.scenario
 def test_every_planted_audit_violation_is_found(suite_demo: Path, audited: dict[str, Path]) -> None:
     assert len(planted_audit_rows(suite_demo)) >= 20
     assert planted_not_found(suite_demo, findings(audited)) == []
 
 
+@pytest.mark.scenario
 def test_every_error_is_planted_and_no_trap_is_one(suite_demo: Path, audited: dict[str, Path]) -> None:
     """No player or team outside PLANTED.csv gets an error, nor one for a rule not planted on it;
     the TRAPS (TEAM-CAP-3: 2 days; TEAM-CAP-5: a crossing at RD > 80) give evidence only."""
@@ -48,6 +50,7 @@ def test_every_error_is_planted_and_no_trap_is_one(suite_demo: Path, audited: di
     assert ("TEAM-CAP-5", "info") in trap_rows and all(severity == "info" for _, severity in trap_rows)
 
 
+@pytest.mark.scenario
 def test_acwc_seeds_follow_acwc_seed_1(audited: dict[str, Path]) -> None:
     """ACWC-SEED-1: players.csv's seeds (the demo computes them from the intraday ratings) match the
     seeding view for every player (the suite's demo has 8): no ACWC-SEED-1 finding."""
@@ -64,6 +67,7 @@ def test_acwc_seeds_follow_acwc_seed_1(audited: dict[str, Path]) -> None:
     assert [f for f in findings(audited) if f[0] == "ACWC-SEED-1"] == []
 
 
+@pytest.mark.scenario
 def test_the_seed_tiebreak_reads_the_seeding_view_not_players_csv(audited: dict[str, Path], tmp_path: Path) -> None:
     """ACWC-Q-3's last tiebreak, the seed, is the seeding rating of ACWC-SEED-1: the seeding view's
     (the one pairing uses), not what players.csv says. A copy of the ACWC demo whose players.csv
@@ -100,6 +104,7 @@ def test_the_seed_tiebreak_reads_the_seeding_view_not_players_csv(audited: dict[
 
 
 @pytest.mark.parametrize("event", ["team", "acwc"])
+@pytest.mark.scenario
 def test_each_audit_file_runs_verbatim_on_the_published_file(audited: dict[str, Path], event: str) -> None:
     """What a TD gets pasting an audit file into `duckdb -readonly <file>`: the same rows as
     audit_findings for that audit, whatever the session time zone."""
@@ -119,6 +124,7 @@ def test_each_audit_file_runs_verbatim_on_the_published_file(audited: dict[str, 
     assert list(exported[0]) == ["rule_id", "severity", "subject", "team", "detail", "evidence_url", "audit"]
 
 
+@pytest.mark.scenario
 def test_the_duckdb_cli_runs_each_audit_file_on_the_published_snapshot(
     audited: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -215,6 +221,7 @@ def test_audit_cli_exits_0_without_errors(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("event", ["team", "acwc"])
+@pytest.mark.scenario
 def test_the_audit_stage_evaluates_only_its_kinds_audits_and_finds_every_row_of_the_view(
     audited: dict[str, Path], event: str
 ) -> None:

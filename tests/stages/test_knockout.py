@@ -325,6 +325,7 @@ def test_team_fmt_1_rounds_that_contradict_the_teams_are_a_run_error(tmp_path) -
         con.close()
 
 
+@pytest.mark.scenario
 def test_team_fmt_1_the_demo_twelve_teams_need_no_rounds_in_the_config(suite_demo, tmp_path) -> None:
     """TEAM-FMT-1 on the demo's 12 teams: 4 qualify, so 1 knockout round; its tournament.toml sets
     `rounds = 1` (it agrees), and without the line the rounds follow the teams: the pairings.csv

@@ -159,6 +159,7 @@ def test_move_aside_keeps_the_bytes_and_the_wal(tmp_path: Path) -> None:
 
 @pytest.mark.prefect
 @pytest.mark.faults
+@pytest.mark.scenario
 def test_a_working_database_cut_short_is_moved_aside_and_the_next_night_equals_an_undisturbed_one(
     skeleton: Path, prefect_api_url: str, tmp_path: Path
 ) -> None:
@@ -180,6 +181,7 @@ def test_a_working_database_cut_short_is_moved_aside_and_the_next_night_equals_a
 
 @pytest.mark.prefect
 @pytest.mark.faults
+@pytest.mark.scenario
 def test_a_working_database_deleted_mid_season_restarts_from_the_snapshot(
     skeleton: Path, prefect_api_url: str, tmp_path: Path
 ) -> None:
@@ -190,6 +192,7 @@ def test_a_working_database_deleted_mid_season_restarts_from_the_snapshot(
 
 @pytest.mark.prefect
 @pytest.mark.faults
+@pytest.mark.scenario
 def test_a_damaged_published_file_exits_3_and_the_next_run_replaces_it(skeleton: Path, prefect_api_url: str) -> None:
     env = faultkit._env(prefect_api_url)
     machinekit.must(machinekit.nightly(skeleton, machinekit.NIGHT_1, env))
@@ -220,6 +223,7 @@ def _fill_leaving(volume: Path, mb: int) -> Path:
 
 @pytest.mark.prefect
 @pytest.mark.faults
+@pytest.mark.scenario
 def test_no_room_for_a_run_exits_3_at_once_and_the_run_after_the_space_is_freed_completes(
     skeleton: Path, prefect_api_url: str, tmp_path: Path
 ) -> None:
@@ -265,6 +269,7 @@ def test_no_room_for_a_run_exits_3_at_once_and_the_run_after_the_space_is_freed_
 
 @pytest.mark.prefect
 @pytest.mark.faults
+@pytest.mark.scenario
 @pytest.mark.slow
 def test_a_disk_that_fills_mid_run_exits_3_and_the_rerun_equals_an_undisturbed_night(
     skeleton: Path, prefect_api_url: str, tmp_path: Path
@@ -309,6 +314,7 @@ def test_an_exports_folder_the_run_may_not_write_exits_3_before_anything_changes
     assert sha256(published) == before
 
 
+@pytest.mark.scenario
 @pytest.mark.prefect
 @pytest.mark.faults
 def test_sigterm_at_random_moments_ends_each_run_within_5_s_and_the_rerun_equals_an_undisturbed_one(

@@ -127,6 +127,7 @@ def test_td_readers_hold_the_published_file_while_the_next_run_publishes(
 
 @pytest.mark.prefect
 @pytest.mark.slow
+@pytest.mark.scenario
 def test_kill_9_mid_run_leaves_the_published_file_and_the_next_run_completes(
     skeleton: Path, prefect_api_url: str
 ) -> None:
