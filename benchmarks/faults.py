@@ -6,7 +6,7 @@ Every scenario runs the real path: the replay server on 127.0.0.1 injecting one 
 → berserk → DuckDB file, or the real CLI (``python -m pipeline ingest`` / ``nightly``) in a
 subprocess killed with SIGKILL at seeded random moments within an undisturbed run's measured
 duration, then rerun to completion. Each disturbed database is judged against an undisturbed run
-of the same data (tests/faultkit.py): lost game ids, rows duplicated per key, every table's
+of the same data (tests/kits/faultkit.py): lost game ids, rows duplicated per key, every table's
 (row count, row-hash sum), requests beyond the undisturbed run's, and seconds slept by the
 client's retry policy.
 
@@ -24,7 +24,7 @@ each rerun counts in "runs" (back-to-back 5xx bursts join into 8 failures in a r
 seen in "wall", not in "time waited". "wall (undisturbed)": the scenario's runs against the
 undisturbed runs they are judged by (for the kills: killed runs and the rerun against one run).
 
-Then what the machine does (tests/machinekit.py, on the skeleton under the same Prefect server):
+Then what the machine does (tests/kits/machinekit.py, on the skeleton under the same Prefect server):
 the working database cut short at a seeded random byte, or deleted, between two nights (the
 next night moves the damaged file aside and starts from the published snapshot); the disk
 filling at a seeded random moment of a night (a 160 MB tmpfs; the scenario is left out, saying
@@ -53,9 +53,7 @@ from pipeline.cli import prefect_env  # noqa: E402
 # Prefect reads its settings at import: a throwaway home, quiet, no telemetry (as tests/conftest.py)
 prefect_env.isolate("bench-faults-prefect-")
 
-import faultkit  # noqa: E402
-import machinekit  # noqa: E402
-
+from kits import faultkit, machinekit  # noqa: E402
 from pipeline.sim import replay  # noqa: E402
 
 SKELETON = ROOT / "tests" / "data" / "skeleton"
@@ -77,7 +75,7 @@ HTTP_SCENARIOS = [
 
 
 def machine_scenarios(tmp_path: Path, api: str, seeds: int) -> list[faultkit.Outcome]:
-    """What the machine does (tests/machinekit.py): the working database cut short at a random
+    """What the machine does (tests/kits/machinekit.py): the working database cut short at a random
     byte or deleted between two nights, the disk filling at a random moment of a night (on a small
     tmpfs; left out, saying why, where none can be mounted), SIGTERM at random moments."""
 

@@ -10,7 +10,7 @@ Prefect test server. Each night a replay server on 127.0.0.1 serves the world as
 answers a seeded 30 % of requests with an error (15 % HTTP 429 with Retry-After 0, 15 % HTTP 502);
 every fifth night's run is killed with SIGKILL at a seeded moment and the night is rerun to
 completion. The end is judged against the same nights run undisturbed on a fresh copy
-(tests/soakkit.py): lost game ids, duplicated rows, every table's row count and row-hash sum; the
+(tests/kits/soakkit.py): lost game ids, duplicated rows, every table's row count and row-hash sum; the
 tables in which one undisturbed nightly at the last night differs from them, by design, are
 reported beside.
 
@@ -40,8 +40,7 @@ from pipeline.cli import prefect_env  # noqa: E402
 # Prefect reads its settings at import: a throwaway home, quiet, no telemetry (as tests/conftest.py)
 prefect_env.isolate("bench-soak-prefect-")
 
-import soakkit  # noqa: E402
-
+from kits import soakkit  # noqa: E402
 from pipeline.inputs.config import load_config  # noqa: E402
 
 
@@ -129,7 +128,7 @@ def main() -> None:
         rows.append(
             (
                 "against one nightly at the last night",
-                f"{result.single_s:.1f} s; differing (by design, tests/soakkit.py): "
+                f"{result.single_s:.1f} s; differing (by design, tests/kits/soakkit.py): "
                 + (", ".join(result.single_differing) or "none"),
             )
         )

@@ -5,8 +5,8 @@ test module imports it: a temporary PREFECT_HOME per pytest run (no cache record
 the next run), telemetry off, a generous ephemeral-server start-up timeout for two busy cores.
 
 The suite runs on every core (pyproject's addopts: `-n auto`, pytest-xdist). What costs most is
-built once per run and shared read-only: a small demo (`small_demo_source`), a 10-team demo
-(`ten_team_demo_source`) and, for the scenario tier (`-m scenario`), the suite's demo and its
+built once per run and shared read-only: a small demo (`small_demo_source`) and, for the
+scenario tier (`-m scenario`), a 10-team demo (`ten_team_demo_source`), the suite's demo and its
 audit (`suite_demo`, `audited`: the default seed with the least history the rules allow), each
 under a file lock in the run's shared temp folder so that two workers never build the same one.
 A test that writes into a shared demo works on its own copy. Each worker starts one Prefect test
@@ -35,8 +35,8 @@ from pipeline.sim import replay  # noqa: E402
 DATA = Path(__file__).resolve().parent / "data"
 SKELETON = DATA / "skeleton"
 
-# The real-browser kit's `browser` fixture (headless Chromium; tests/browserkit.py).
-pytest_plugins = ["browserkit"]
+# The real-browser kit's `browser` fixture (headless Chromium; tests/kits/browserkit.py).
+pytest_plugins = ["kits.browserkit"]
 
 
 # How pytest-xdist shares out the work (pyproject: `-n auto --dist loadscope --no-loadscope-reorder`).
@@ -75,7 +75,6 @@ DEMO_READERS = frozenset(
 
 # The suite's run (one worker's time from --durations on the 2-core machine with other work running).
 FIRST_UNITS = (
-    "tests/sim/test_replay_nights.py",  # builds the 10-team demo, then replays two nights: about 70 s
     "tests/store/test_machine_faults.py",  # three nightly processes on the skeleton: about 70 s
     "tests/cli/test_run_output.py",  # nightly processes stopped and watched: about 65 s
     "tests/cli/test_prefect_unavailable.py",  # nightly processes without a Prefect server: about 60 s
@@ -87,7 +86,7 @@ FIRST_UNITS = (
     "tests/sim/test_season.py",
     "tests/stages/test_audits.py",
     "tests/inputs/test_bad_input.py",
-    "tests/cli/test_init_check.py",  # reads the 10-team demo test_replay_nights.py has built by then
+    "tests/cli/test_init_check.py",
     "tests/cli/test_prefect_left_alone.py",
     "tests/lichess/test_dump.py",
 )
@@ -101,9 +100,10 @@ SCENARIO_FIRST_UNITS = (
     "tests/cli/test_prefect_unavailable.py",  # Prefect's server killed mid-run: about 4 min
     "tests/store/test_machine_faults.py",  # damaged databases, full disks, SIGTERM at random: about 5 min
     "tests/lichess/test_faults.py",  # kill -9 at random moments, the other faults: about 3 min
-    "tests/sim/test_replay_nights.py",  # four nights: about 3 min
+    "tests/sim/test_replay_nights.py",  # builds the 10-team demo, then two and four nights: about 4 min
     "tests/sim/test_soak.py",  # eight nightly processes on the small demo: about 2 min
     "tests/sim/test_season.py",  # a 64-team, 11-round season: about 90 s
+    "tests/cli/test_init_check.py",  # ten teams from init to the semifinal: reads the 10-team demo
     "tests/lichess/test_dump.py",  # a season backfilled from dumps against the API alone: about 60 s
     "tests/cli/test_run_output.py",
     "tests/store/test_nightly_publish.py",
@@ -198,8 +198,7 @@ def _built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Call
 
 
 def _suite_demo(folder: Path) -> Path:
-    from demo_audit import SUITE_DEMO
-
+    from kits.demo_audit import SUITE_DEMO
     from pipeline.sim.season import build_season
 
     build_season(folder / "demo", **SUITE_DEMO)
@@ -224,7 +223,7 @@ def audited(suite_demo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
     audited as of 2026-11-29 in one recorded run each, once per pytest run (once across workers);
     returns their published databases by name (team, acwc). The audit tests and the docs' SQL
     examples read them."""
-    from demo_audit import audit_demo
+    from kits.demo_audit import audit_demo
 
     dbs = _built_once(tmp_path_factory, "suite-demo-audited", lambda _: audit_demo(suite_demo))
     return {name: Path(db) for name, db in dbs.items()}

@@ -1,4 +1,4 @@
-"""The real-browser kit (tests/browserkit.py) on small hand-written pages: it must see what the site
+"""The real-browser kit (tests/kits/browserkit.py) on small hand-written pages: it must see what the site
 tests rely on it to see. A broken internal link (a missing page, file or anchor) is reported with
 the page holding it; a script error is a console error; an alert is caught, and a name written
 escaped shows as text without opening one; screenshots are written at both widths and a blank
@@ -12,7 +12,11 @@ import html
 from pathlib import Path
 
 import pytest
-from browserkit import (
+from PIL import Image
+from selenium.webdriver.chrome.webdriver import WebDriver
+from selenium.webdriver.common.by import By
+
+from kits.browserkit import (
     DEBIAN_CHROMIUM,
     MIN_PNG_BYTES,
     WIDTHS,
@@ -27,9 +31,6 @@ from browserkit import (
     serve_folder,
     table_rows,
 )
-from PIL import Image
-from selenium.webdriver.chrome.webdriver import WebDriver
-from selenium.webdriver.common.by import By
 
 pytestmark = pytest.mark.browser
 

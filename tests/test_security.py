@@ -15,8 +15,8 @@ import http.client
 from pathlib import Path
 
 import pytest
-from skeleton_kit import SKELETON, copy_skeleton, run_skeleton
 
+from kits.skeleton_kit import SKELETON, copy_skeleton, run_skeleton
 from pipeline.sim import replay
 from pipeline.store import gateway
 

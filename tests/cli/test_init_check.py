@@ -295,6 +295,7 @@ def _rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+@pytest.mark.scenario
 @pytest.mark.slow
 @pytest.mark.prefect
 def test_ten_teams_from_init_run_to_the_semifinal_proposal(

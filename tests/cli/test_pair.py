@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from kits.skeleton_kit import AFTER_ROUND_2, copy_skeleton, run_skeleton
 from pipeline.inputs.config import load_config
 from pipeline.stages import audit, context, export
-from tests.skeleton_kit import AFTER_ROUND_2, copy_skeleton, run_skeleton
 
 HEADER = "stage,round,a,b,window_start,window_end,bye"
 

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from skeleton_kit import AFTER_ALL, copy_skeleton, td_env
+
+from kits.skeleton_kit import AFTER_ALL, copy_skeleton, td_env
 
 SMALL = ("--seed", "7", "--teams", "10", "--history-games", "30-60", "--acwc-players", "8")
 

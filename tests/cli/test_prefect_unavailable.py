@@ -15,10 +15,10 @@ import sqlite3
 from pathlib import Path
 
 import duckdb
-import faultkit
 import pytest
-from skeleton_kit import AFTER_ALL, SKELETON, children, cli, copy_skeleton, read_until_ingest_in_flow, td_env
 
+from kits import faultkit
+from kits.skeleton_kit import AFTER_ALL, SKELETON, children, cli, copy_skeleton, read_until_ingest_in_flow, td_env
 from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
 from pipeline.sim import replay

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from skeleton_kit import AFTER_ALL, children, cli, copy_skeleton, read_until_ingest_in_flow, td_env
 from typer.testing import CliRunner
 
+from kits.skeleton_kit import AFTER_ALL, children, cli, copy_skeleton, read_until_ingest_in_flow, td_env
 from pipeline import progress
 from pipeline.cli.app import app
 from pipeline.inputs.config import load_config

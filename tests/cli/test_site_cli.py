@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skeleton_kit import cli, copy_skeleton, run_skeleton
-
+from kits.skeleton_kit import cli, copy_skeleton, run_skeleton
 from pipeline.inputs.config import load_config
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from skeleton_kit import copy_skeleton, run_skeleton
 
+from kits.skeleton_kit import copy_skeleton, run_skeleton
 from pipeline.domain.scoring import TeamMatch
 from pipeline.domain.standings import bye_score, standings_after
 from pipeline.errors import InputError

@@ -358,7 +358,7 @@ def test_a_bracket_keeps_its_pairs_before_its_scores() -> None:
     exist only without 4: 7 v 3 and 5 v 6 (topscorers in the last round, both may have White
     twice). Keeping 4 there (4 v 5, 7 v 3) leaves one pair fewer, so 4 floats on to 8 (4 points),
     as bbpPairings pairs it; the library alone scored 4 v 5's higher score above the second pair."""
-    from tests.bbp_kit import BBP_RANDOM, cut
+    from kits.bbp_kit import BBP_RANDOM, cut
 
     with open(BBP_RANDOM / "t109.trf", newline="") as f:
         text = f.read()

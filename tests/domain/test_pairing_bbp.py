@@ -2,7 +2,7 @@
 Swiss runs), on 220 tournaments the engine generated and paired itself
 (tests/data/pairing/bbp_random/, PROVENANCE.md; made by tests/data/pairing/generate.py).
 
-For every tournament and every round r: the tournament cut before r (tests/bbp_kit.py: every
+For every tournament and every round r: the tournament cut before r (tests/kits/bbp_kit.py: every
 round before r, and of round r the byes the entrants asked for) is read through our TRF import and
 paired through our interface; the pairs, the pairing-allocated bye, each pair's colours (FIDE
 C.04.3 E.1-E.5) and the table order equal the engine's answer for the same cut.
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import pytest
 
+from kits.bbp_kit import BBP_RANDOM, cut, read_answers, rounds_of
 from pipeline.domain import dutch
 from pipeline.domain.dutch import Controls, Proposal
 from pipeline.report import trf
-from tests.bbp_kit import BBP_RANDOM, cut, read_answers, rounds_of
 
 TOURNAMENTS = sorted(p.stem for p in BBP_RANDOM.glob("t*.trf"))
 # The suite's run pairs every tournament of up to QUICK_PLAYERS entrants (131 of the 220, about a

@@ -20,8 +20,8 @@ from typing import Any
 import duckdb
 import polars as pl
 import pytest
-from rd_simulation import simulate
 
+from kits.rd_simulation import simulate
 from pipeline.domain import glicko, rd, rd_game
 from pipeline.lichess import client
 from pipeline.stages import ratings

@@ -1,4 +1,4 @@
-"""Unplayed matches end to end on the skeleton (tests/skeleton_kit.py): a round whose window and
+"""Unplayed matches end to end on the skeleton (tests/kits/skeleton_kit.py): a round whose window and
 margin have passed with no game is `unplayed` — never a silent 0-0 draw (TEAM-SCORE-4's 0-0 draw
 is a TD ruling) — gives no points and no match points, is no match played, raises an audit error
 naming the rulings the TD can give, and the run says how many matches wait for one; the TD's
@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import duckdb
-from skeleton_kit import copy_skeleton, run_skeleton
 
+from kits.skeleton_kit import copy_skeleton, run_skeleton
 from pipeline.stages import audit, context, export, score
 
 IN_MARGIN = dt.datetime(2026, 3, 25, tzinfo=dt.UTC)  # the window has closed, the margin not yet

@@ -36,8 +36,8 @@ import chess.pgn
 import duckdb
 import orjson
 import pytest
-from lichess_data import write_dataset
 
+from kits.lichess_data import write_dataset
 from pipeline.cli import console
 from pipeline.domain.verify import pgn_players, pgn_players_problem
 from pipeline.inputs import config as config_mod

@@ -21,10 +21,10 @@ import chess.variant
 import duckdb
 import pytest
 import zstandard
-from demo_audit import audit_demo
-from lichess_data import write_dataset
-from skeleton_kit import cli
 
+from kits.demo_audit import audit_demo
+from kits.lichess_data import write_dataset
+from kits.skeleton_kit import cli
 from pipeline.cli import console
 from pipeline.inputs.config import load_config
 from pipeline.lichess import dump_backfill, dump_reader, game_streams, ingest_report, ingest_run, request_plan

@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 import duckdb
-import faultkit
 import pytest
 import requests
 
+from kits import faultkit
 from pipeline.lichess import request_plan
 from pipeline.lichess.client import RetryPolicy, make_client, stats_of
 from pipeline.sim import replay

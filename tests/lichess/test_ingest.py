@@ -33,8 +33,8 @@ from typing import Any
 
 import duckdb
 import pytest
-from lichess_data import write_dataset
 
+from kits.lichess_data import write_dataset
 from pipeline.lichess import ingest_report, ingest_run, profiles_and_histories, request_plan
 from pipeline.lichess.client import make_client
 from pipeline.sim import replay

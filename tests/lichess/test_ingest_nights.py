@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 
 import duckdb
-from lichess_data import write_dataset
 
+from kits.lichess_data import write_dataset
 from pipeline.domain.timecontrol import parse_time_control
 from pipeline.lichess import game_streams, ingest_report, ingest_run, request_plan
 from pipeline.lichess.client import make_client

@@ -14,8 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from skeleton_kit import AFTER_ROUND_2, SKELETON, copy_skeleton, run_skeleton
-
+from kits.skeleton_kit import AFTER_ROUND_2, SKELETON, copy_skeleton, run_skeleton
 from pipeline.inputs.config import load_config
 from pipeline.stages import audit, context, export, score
 from pipeline.store import gateway

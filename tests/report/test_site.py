@@ -21,8 +21,8 @@ from urllib.parse import unquote, urlsplit
 
 import duckdb
 import pytest
-from skeleton_kit import AFTER_ALL, copy_skeleton, run_skeleton
 
+from kits.skeleton_kit import AFTER_ALL, copy_skeleton, run_skeleton
 from pipeline.errors import InputError
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
@@ -120,8 +120,7 @@ def skeleton_night(tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, di
 @pytest.fixture(scope="module")
 def demo_sites(small_demo_source: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Config]:
     """The small demo's two events audited (as nightly runs them), exported and built into sites."""
-    from demo_audit import audit_demo
-
+    from kits.demo_audit import audit_demo
     from pipeline.stages.export import export_stage
 
     demo = shutil.copytree(small_demo_source, tmp_path_factory.mktemp("site-demo") / "demo")
@@ -565,7 +564,7 @@ def test_in_chromium_every_demo_page_loads_without_console_errors_and_every_link
     """Every page of the site, reached by following links from the home page in Chromium:
     no console error or alert on any, no internal link (page, stylesheet, image, download, #anchor)
     that does not resolve over HTTP, every page of the folder reachable, and only lichess.org outside."""
-    from browserkit import crawl, serve_folder
+    from kits.browserkit import crawl, serve_folder
 
     if event == "skeleton":
         site = request.getfixturevalue("skeleton_night")[0].paths.site
@@ -590,7 +589,7 @@ def test_in_chromium_every_standings_number_shown_equals_the_standings_view(
 ) -> None:
     """TEAM-SCORE-5, TEAM-TB-1, ACWC-Q-3: what Chromium shows in each standings table (its text,
     as a reader sees it), row by row and column by column, is the `standings` view's row."""
-    from browserkit import serve_folder
+    from kits.browserkit import serve_folder
 
     cfg = demo_sites[event]
     db = cfg.paths.database
@@ -635,7 +634,7 @@ def _rows_by_heading(table: list[list[str]]) -> list[dict[str, str]]:
 def test_in_chromium_names_that_look_like_markup_or_formulas_show_as_text(tmp_path: Path, browser: Any) -> None:
     """A team named <script>alert(1)</script> and one named =HYPERLINK("x"): Chromium opens no
     alert, runs nothing, and shows both names, as written, in the standings and on their pages."""
-    from browserkit import console_errors, load, open_alert, serve_folder, table_rows
+    from kits.browserkit import console_errors, load, open_alert, serve_folder, table_rows
 
     cfg = site_with_odd_names(tmp_path)
     names = ODD_NAMES
@@ -729,7 +728,7 @@ def test_in_chromium_the_bracket_draws_rounds_as_columns_with_each_match_between
     TEAM-FMT-1), then the two teams, each with its score, then how a level match was decided
     (TEAM-KO-1). At 1280 px the final is drawn to the right of the semifinals, halfway between
     the two that fed it, and the third-place match below it; at 390 px the rounds stack."""
-    from browserkit import blank_reason, console_errors, load, screenshot, serve_folder
+    from kits.browserkit import blank_reason, console_errors, load, screenshot, serve_folder
 
     cfg = site_with_a_bracket(tmp_path)
     with serve_folder(cfg.paths.site) as base:
@@ -792,8 +791,9 @@ def test_screenshots_at_desktop_and_phone_widths_and_no_sideways_scrolling_at_12
     the phone's page is laid out for the phone (not a desktop page scaled down). At 1280 px
     nothing scrolls sideways, neither the page nor any table or the bracket in its own box; at 390 px
     the page does not, and a wide table scrolls inside its box."""
-    from browserkit import WIDTHS, blank_reason, screenshot, serve_folder
     from PIL import Image
+
+    from kits.browserkit import WIDTHS, blank_reason, screenshot, serve_folder
 
     cfg = demo_sites[event]
     pages = ["index.html", "bracket.html", "rounds/" + sorted(p.name for p in (cfg.paths.site / "rounds").iterdir())[0]]

@@ -13,8 +13,8 @@ from typing import Any
 import duckdb
 import icalendar
 import pytest
-from skeleton_kit import copy_skeleton
 
+from kits.skeleton_kit import copy_skeleton
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
 from pipeline.report.site import build_site
@@ -101,7 +101,7 @@ def test_in_chromium_the_front_page_shows_the_current_rounds_matches_as_the_snap
     """TEAM-FMT-3, TEAM-SCORE-3, TEAM-SCORE-4: the current round (the one whose window is open at
     the snapshot's time, else the last paired) and each match's state, score, games and time left
     as Chromium shows them, equal to team_matches; the top of the standings as the view ranks it."""
-    from browserkit import console_errors, load, serve_folder, table_rows
+    from kits.browserkit import console_errors, load, serve_folder, table_rows
 
     cfg = night(tmp_path, now, round_3)
     with serve_folder(cfg.paths.site) as base:

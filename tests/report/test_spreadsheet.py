@@ -21,7 +21,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from skeleton_kit import copy_skeleton, run_skeleton
+
+from kits.skeleton_kit import copy_skeleton, run_skeleton
 
 HOSTILE = {
     "Alphas": '=HYPERLINK("http://evil.example","Alphas")',

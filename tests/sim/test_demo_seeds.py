@@ -1,5 +1,5 @@
 """The demo's planted facts hold for every seed, not only the default one. Three worlds are audited
-as a nightly run does (tests/demo_audit.py): the suite's demo (seed 2026, 12 teams, 1000 rated
+as a nightly run does (tests/kits/demo_audit.py): the suite's demo (seed 2026, 12 teams, 1000 rated
 games per player before registration, every one stored, 8 ACWC players; conftest's shared
 `audited` fixture, so it costs nothing here), seed 12 at 10 teams (same history and ACWC field,
 but an established account's games mostly counted on its profile, as in the default demo), and
@@ -27,7 +27,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from demo_audit import (
+
+from kits.demo_audit import (
     Finding,
     build_and_audit,
     errors_not_planted,

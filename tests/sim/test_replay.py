@@ -23,8 +23,8 @@ from typing import Any
 import berserk
 import pytest
 import requests
-from lichess_data import write_dataset
 
+from kits.lichess_data import write_dataset
 from pipeline.errors import InputError
 from pipeline.lichess.client import fetch_games_by_id, make_client
 from pipeline.sim import replay

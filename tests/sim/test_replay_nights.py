@@ -3,8 +3,9 @@ server's world as of T, on one database, night after night, must give each night
 a single run at T gives on an empty database — incremental ingest (cursors, casual-game
 searches of open windows), verdicts kept across runs and per-stage rewrites add up to the same
 thing as starting afresh. The single run writes its exports over the night's: every file comes
-out byte for byte the same, and no cap chart is drawn again (their inputs are the same). The
-suite's run replays two nights (round 1 under way, then closed); the scenario tier four."""
+out byte for byte the same. Both cases are in the scenario tier (`-m scenario`): two nights
+(round 1 under way, then closed) and four; the suite's representative is
+tests/lichess/test_ingest_nights.py (every night of a season adds up to one run)."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ def read(db: Path) -> dict[str, list[tuple]]:
 @pytest.mark.parametrize(
     "nights",
     [
-        pytest.param(NIGHTS[:2], id="round-1"),  # the suite's: one round closing between two nights
+        pytest.param(NIGHTS[:2], id="round-1", marks=pytest.mark.scenario),  # one round closing between two nights
         pytest.param(NIGHTS, id="rounds-1-2", marks=pytest.mark.scenario),
     ],
 )

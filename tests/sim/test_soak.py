@@ -1,5 +1,5 @@
 """The soak, shortened for CI: the small demo's season night by night through failing Lichess and
-kill -9, judged table by table against the same nights undisturbed (tests/soakkit.py).
+kill -9, judged table by table against the same nights undisturbed (tests/kits/soakkit.py).
 
 benchmarks/soak.py runs every night of the default demo's season with a kill every fifth night;
 here three nights spread over the small demo's season (the first, one in the Swiss's fifth round,
@@ -15,8 +15,8 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-import soakkit
 
+from kits import soakkit
 from pipeline.inputs.config import load_config
 
 UTC = dt.UTC

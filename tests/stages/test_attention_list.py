@@ -14,8 +14,8 @@ from typing import Any
 
 import duckdb
 import pytest
-from skeleton_kit import cli, copy_skeleton
 
+from kits.skeleton_kit import cli, copy_skeleton
 from pipeline.domain.attention_items import Item, PartDue
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
@@ -280,7 +280,7 @@ def test_the_private_site_lists_the_items_escaped_and_its_index_links_them(tmp_p
     """The private site's attention.html (Chromium): one table per kind, each item's status, rule,
     who, sentence, evidence and action as shown; a team named <b>Betas</b> stays text; the
     private index (the audits page) links the page."""
-    from browserkit import console_errors, serve_folder, table_rows
+    from kits.browserkit import console_errors, serve_folder, table_rows
 
     folder = copy_skeleton(tmp_path)
     for name in ("teams.csv", "pairings.csv"):

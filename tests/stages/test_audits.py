@@ -3,7 +3,7 @@
 For every audit file: a clean case with no finding and a planted violation that is found, with
 the expected row computed by hand from the rule (docs/rules.md; the rule IDs are in the test names). Each file
 is run verbatim on a fresh read-only connection whose session time zone is not UTC, as a TD
-would paste it into the duckdb CLI (tests/audit_world.py). TEAM registration is 2026-08-25
+would paste it into the duckdb CLI (tests/kits/audit_world.py). TEAM registration is 2026-08-25
 00:00 UTC, the initial pairings 2026-09-01 00:00 UTC; ACWC uses its own dates (ACWC-ELIG-1..3,
 ACWC-SEED-1).
 """
@@ -16,8 +16,8 @@ import re
 from pathlib import Path
 
 import pytest
-from audit_world import NOW, REG, UTC, AuditWorld, run_file
 
+from kits.audit_world import NOW, REG, UTC, AuditWorld, run_file
 from pipeline.store import findings_view, gateway, sql_files
 
 

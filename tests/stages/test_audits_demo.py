@@ -18,8 +18,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from audit_world import AuditWorld
-from demo_audit import (
+
+from kits.audit_world import AuditWorld
+from kits.demo_audit import (
     SUITE_DEMO,
     errors_not_planted,
     findings,
@@ -28,7 +29,6 @@ from demo_audit import (
     rows,
     trap_findings,
 )
-
 from pipeline.store import sql_files
 
 
@@ -75,8 +75,7 @@ def test_the_seed_tiebreak_reads_the_seeding_view_not_players_csv(audited: dict[
     still the view's rating of that player, and none is players.csv's number."""
     import shutil
 
-    from demo_audit import NOW
-
+    from kits.demo_audit import NOW
     from pipeline.inputs.config import load_config
     from pipeline.stages import context, score
 

@@ -14,10 +14,10 @@ import datetime as dt
 import threading
 from pathlib import Path
 
-import faultkit
 import pytest
-from skeleton_kit import AFTER_ALL, SKELETON, copy_skeleton
 
+from kits import faultkit
+from kits.skeleton_kit import AFTER_ALL, SKELETON, copy_skeleton
 from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
 from pipeline.lichess.ingest_report import IngestReport

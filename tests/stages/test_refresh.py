@@ -18,9 +18,9 @@ from typing import Any
 
 import duckdb
 import pytest
-from skeleton_kit import SKELETON, copy_skeleton
 
 from flows.nightly import as_functions, run_nightly
+from kits.skeleton_kit import SKELETON, copy_skeleton
 from pipeline.inputs.config import load_config
 from pipeline.sim import replay
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import duckdb
 import pytest
-from skeleton_kit import AFTER_ROUND_2, copy_skeleton
 
+from kits.skeleton_kit import AFTER_ROUND_2, copy_skeleton
 from pipeline.domain import scoring
 from pipeline.inputs.config import load_config
 from pipeline.model import Config

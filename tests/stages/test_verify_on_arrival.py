@@ -21,8 +21,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
-from skeleton_kit import AFTER_ROUND_2, copy_skeleton
 
+from kits.skeleton_kit import AFTER_ROUND_2, copy_skeleton
 from pipeline.domain import verify
 from pipeline.inputs.config import load_config
 from pipeline.lichess import verifier

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from skeleton_kit import copy_skeleton
 
+from kits.skeleton_kit import copy_skeleton
 from pipeline.inputs.config import load_config
 from pipeline.stages import record
 from pipeline.store import gateway

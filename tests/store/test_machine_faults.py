@@ -2,7 +2,7 @@
 the run may not write, SIGTERM, a bug. Each failure gives one line and its exit code (0 ok, 1 only
 ``audit --fail-on-findings``, 2 bad input, 3 an outside failure, 4 an internal error), leaves the
 published snapshot as it was, and the next run ends equal to an undisturbed one, table by table
-(tests/machinekit.py, tests/faultkit.py's judge)."""
+(tests/kits/machinekit.py, tests/kits/faultkit.py's judge)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,9 @@ import time
 from pathlib import Path
 
 import duckdb
-import faultkit
-import machinekit
 import pytest
 
+from kits import faultkit, machinekit
 from pipeline.cli.readers import REBUILT
 from pipeline.store import gateway, health
 from pipeline.store.health import HEADROOM_MB, MB

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from skeleton_kit import copy_skeleton, run_skeleton
 
+from kits.skeleton_kit import copy_skeleton, run_skeleton
 from pipeline.store import gateway, sql_files
 
 RELEASES = Path(__file__).resolve().parents[1] / "data" / "releases"

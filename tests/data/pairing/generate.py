@@ -11,7 +11,7 @@ players (odd and even), 3-11 rounds (fewer than the players), draws, forfeits, r
     bbpPairings.exe --dutch -g tKKK.cfg -o tKKK.trf -s (1000 + k)
 
 (if it cannot, the seed goes up by 100000 until it can). Then for every round r the file is cut
-before r (tests/bbp_kit.py: ``cut``) and paired again:
+before r (tests/kits/bbp_kit.py: ``cut``) and paired again:
 
     bbpPairings.exe --dutch cut.trf -p out.txt
 
@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.bbp_kit import BBP_RANDOM, cut, lines_of, rounds_of
+from kits.bbp_kit import BBP_RANDOM, cut, lines_of, rounds_of
 
 COUNT = 220
 

@@ -23,8 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import faultkit
-
+from kits import faultkit
 from pipeline.inputs.config import load_config
 from pipeline.sim import replay
 

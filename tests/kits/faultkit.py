@@ -34,7 +34,7 @@ from pipeline.lichess.client import RetryPolicy, make_client
 from pipeline.sim import replay
 from pipeline.store import gateway
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SEASON = ROOT / "tests" / "data" / "season" / "lichess"
 NOW = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
 TASK_RETRIES = 2  # as flows.nightly.INGEST_RETRIES: a nightly run reruns a failed fetch twice

@@ -48,9 +48,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
-import faultkit
 from croniter import croniter
 
+from kits import faultkit
 from pipeline.inputs.config import load_config
 from pipeline.model import Config
 from pipeline.sim import replay

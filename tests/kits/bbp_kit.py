@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-BBP_RANDOM = Path(__file__).resolve().parent / "data" / "pairing" / "bbp_random"
+BBP_RANDOM = Path(__file__).resolve().parents[1] / "data" / "pairing" / "bbp_random"
 REQUESTED = {"H", "F", "Z"}
 _POINTS = {"1": 1.0, "=": 0.5, "+": 1.0, "W": 1.0, "D": 0.5, "U": 1.0, "F": 1.0, "H": 0.5}
 

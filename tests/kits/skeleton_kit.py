@@ -17,10 +17,10 @@ from pipeline.inputs.config import load_config
 from pipeline.model import Config
 from pipeline.stages import context, export, ingest, score
 
-SKELETON = Path(__file__).resolve().parent / "data" / "skeleton"
+SKELETON = Path(__file__).resolve().parents[1] / "data" / "skeleton"
 AFTER_ROUND_2 = dt.datetime(2026, 3, 20, tzinfo=dt.UTC)
 AFTER_ALL = "2026-03-20T03:00:00Z"  # the same night, as the CLI's --now
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def copy_skeleton(tmp_path: Path) -> Path:
