@@ -208,7 +208,7 @@ def test_default_size_is_the_one_docs_demo_md_describes() -> None:
     Its size floor (>= 48 players, >= 20,000 games, >= 25 planted violations) is checked by .ci/run on
     the line the README's quick start prints after building it (the suite's demo, conftest's
     `suite_demo`, has the default seed and teams but 1000 history games and 8 ACWC players)."""
-    from pipeline.cli import app
+    from pipeline.cli import simulated
 
     want = {
         "seed": 2026,
@@ -220,7 +220,7 @@ def test_default_size_is_the_one_docs_demo_md_describes() -> None:
         "stored": (150, 300),
     }
     assert {k: v.default for k, v in inspect.signature(build_season).parameters.items() if k != "out"} == want
-    cli = {k: v.default for k, v in inspect.signature(app.demo).parameters.items() if k != "out"}
+    cli = {k: v.default for k, v in inspect.signature(simulated.demo).parameters.items() if k != "out"}
     assert cli == {
         "seed": 2026,
         "teams": 12,

@@ -1,16 +1,25 @@
 """Each view's grain is unique on the demo, as dbt's `unique` tests check a model: the header of
 every sql/views file states its grain ("one row per ...") and declares the columns that tell its
-rows apart (``-- key: a, b``, read by ``view_graph.keys``); on both published databases of the
-suite's demo (team and ACWC, the `audited` fixture, built once per run) no two rows share a key."""
+rows apart (``-- key: a, b``, read by ``view_graph.keys``), and no two rows share a key: in the
+suite on the small demo's team event (seed 11, 12 teams) ingested, scored and audited the night
+after Swiss round 3; in the scenario tier also on both published databases of the suite's demo
+(team and ACWC, the `audited` fixture, rules-size)."""
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import re
+import shutil
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from pipeline.inputs.config import load_config
+from pipeline.sim.season import TEAM_START
+from pipeline.stages import audit, context, score
+from pipeline.stages.ingest import ingest_stage, lichess_base_url
 from pipeline.store import sql_files, view_graph
 
 VIEWS = [p.stem for p in sql_files.view_files()]
@@ -34,6 +43,33 @@ def test_each_view_states_its_grain_and_declares_its_key(view: str) -> None:
     assert view_graph.keys().get(view), f"sql/views/{view}.sql: no `-- key: <columns>` line in its header"
 
 
+@pytest.fixture(scope="module")
+def small_night_3(small_demo_source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small demo's team database, ingested, scored and audited the night after Swiss round 3."""
+    demo = shutil.copytree(small_demo_source, tmp_path_factory.mktemp("grain") / "demo")
+    cfg = load_config(demo / "tournament.toml")
+    db = demo / "grain.duckdb"
+    cfg = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, database=db, exports=demo / "grain-exports"))
+    now = TEAM_START + dt.timedelta(days=21, hours=3)
+    inputs = context.read_inputs(cfg)
+    with lichess_base_url(cfg, now=now) as base_url:
+        ingest_stage(cfg, inputs, base_url, now)
+    score.score_stage(cfg, inputs, now)
+    audit.audit_stage(cfg, inputs, now)
+    return db
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_each_view_grain_is_unique_on_the_small_demo(view: str, small_night_3: Path) -> None:
+    con = duckdb.connect(str(small_night_3), read_only=True)
+    try:
+        key = view_graph.keys()[view]
+        assert duplicate_keys(con, view, key) == [], f"{view} has more than one row per ({', '.join(key)})"
+    finally:
+        con.close()
+
+
+@pytest.mark.scenario
 @pytest.mark.parametrize("view", VIEWS)
 def test_each_view_grain_is_unique_on_the_demo(view: str, audited: dict[str, Path]) -> None:
     key = view_graph.keys()[view]
