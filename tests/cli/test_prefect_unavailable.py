@@ -91,6 +91,7 @@ def check_ran_without_prefect(proc, toml: Path, reference: Path, reason: str | r
     return said
 
 
+@pytest.mark.scenario
 @pytest.mark.prefect
 def test_a_dead_server_at_prefect_api_url_runs_the_same_nightly_without_prefect(
     tmp_path: Path, reference: Path

@@ -76,6 +76,7 @@ def finished_at(path: Path, run_id: int) -> dt.datetime:
 # --------------------------------------------------------------------------- progress
 
 
+@pytest.mark.scenario
 def test_a_throttled_replay_ingest_prints_progress_lines_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
     """A run that looks hung: with stderr not a terminal, ingest prints a line every interval with
     the games so far, games/s, the players done and what remains, and names the replay server's
@@ -124,6 +125,7 @@ def test_progress_lines_come_every_10_s_by_default() -> None:
 # --------------------------------------------------------------------------- quiet by default
 
 
+@pytest.mark.scenario
 @pytest.mark.slow
 def test_a_nightly_run_keeps_prefect_off_the_terminal_and_logs_it_to_a_file(tmp_path: Path) -> None:
     """Quiet by default: a TD's nightly run (Prefect's own temporary server, as without

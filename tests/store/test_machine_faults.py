@@ -288,6 +288,7 @@ def test_a_disk_that_fills_mid_run_exits_3_and_the_rerun_equals_an_undisturbed_n
     assert (got.outcome.lost, got.outcome.duplicated, got.outcome.differing_tables) == (0, 0, [])
 
 
+@pytest.mark.scenario
 @pytest.mark.prefect
 @pytest.mark.faults
 def test_an_exports_folder_the_run_may_not_write_exits_3_before_anything_changes(
