@@ -48,6 +48,7 @@ def prefect_paths(*folders: Path) -> list[str]:
     return [str(p) for f in folders for p in f.rglob("*") if "prefect" in p.name.lower()]
 
 
+@pytest.mark.scenario
 @pytest.mark.slow
 def test_two_demos_with_one_seed_are_byte_identical_and_hold_no_prefect_home(tmp_path: Path) -> None:
     """`demo --seed 7` twice (a small season) into two folders: the same paths, hidden files

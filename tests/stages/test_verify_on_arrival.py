@@ -113,6 +113,7 @@ def test_verdicts_on_arrival_equal_the_score_steps(
     assert rows(scratch, "SELECT * FROM game_verdicts ORDER BY game_id") == on_arrival
 
 
+@pytest.mark.scenario
 def test_every_game_the_small_demo_lists_is_verified_on_arrival_replacements_included(
     small_demo_source: Path, tmp_path: Path
 ) -> None:
