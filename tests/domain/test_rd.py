@@ -21,7 +21,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from kits.rd_simulation import simulate
+from kits.rd_simulation import GAMES_SCHEMA, simulate
 from pipeline.domain import glicko, rd, rd_game
 from pipeline.lichess import client
 from pipeline.stages import ratings
@@ -43,19 +43,7 @@ def _e(gap: float, rd_opp: float) -> float:
 def _frame(rows: list[dict[str, object]]) -> pl.DataFrame:
     return pl.DataFrame(
         rows,
-        schema={
-            "game_id": pl.Utf8,
-            "created_at": pl.Datetime("us", "UTC"),
-            "last_move_at": pl.Datetime("us", "UTC"),
-            "white_id": pl.Utf8,
-            "black_id": pl.Utf8,
-            "white_rating": pl.Int32,
-            "black_rating": pl.Int32,
-            "white_rating_diff": pl.Int32,
-            "black_rating_diff": pl.Int32,
-            "winner": pl.Utf8,
-            "status": pl.Utf8,
-        },
+        schema=GAMES_SCHEMA,
     )
 
 

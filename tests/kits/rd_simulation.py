@@ -26,6 +26,22 @@ class _P:
     rating: glicko.Rating
 
 
+GAMES_SCHEMA = {
+    "game_id": pl.Utf8,
+    "created_at": pl.Datetime("us", "UTC"),
+    "last_move_at": pl.Datetime("us", "UTC"),
+    "white_id": pl.Utf8,
+    "black_id": pl.Utf8,
+    "white_rating": pl.Int32,
+    "black_rating": pl.Int32,
+    "white_rating_diff": pl.Int32,
+    "black_rating_diff": pl.Int32,
+    "winner": pl.Utf8,
+    "status": pl.Utf8,
+}
+"""The columns of the rated games the RD estimator reads (sql/queries of rated games), typed."""
+
+
 def simulate(
     seed: int, volatility: float, players: int = 3, games_each: int = 400
 ) -> tuple[pl.DataFrame, pl.DataFrame, tuple[str, ...]]:
@@ -93,19 +109,7 @@ def simulate(
         clock[p.id] = max(clock[p.id], t) + dt.timedelta(days=gap)
     frame = pl.DataFrame(
         games,
-        schema={
-            "game_id": pl.Utf8,
-            "created_at": pl.Datetime("us", "UTC"),
-            "last_move_at": pl.Datetime("us", "UTC"),
-            "white_id": pl.Utf8,
-            "black_id": pl.Utf8,
-            "white_rating": pl.Int32,
-            "black_rating": pl.Int32,
-            "white_rating_diff": pl.Int32,
-            "black_rating_diff": pl.Int32,
-            "winner": pl.Utf8,
-            "status": pl.Utf8,
-        },
+        schema=GAMES_SCHEMA,
     )
     true = pl.DataFrame(truth, schema={"game_id": pl.Utf8, "user_id": pl.Utf8, "true_after": pl.Float64}, orient="row")
     return frame, true, tuple(p.id for p in tracked)
