@@ -261,7 +261,7 @@ class Eligibility:
     cheat_months_two: int = 24  # TEAM-ELIG-4: not two in these months
     pairings_announced_at: dt.datetime | None = None  # TEAM-ELIG-7; None: the first stage's first_round_start
     provisional_rd: float = 110.0  # TEAM-ELIG-7: Lichess's provisional threshold (RD >= 110)
-    assumed_volatility: float = 0.09  # TEAM-ELIG-7: Glicko-2 volatility used to decay an RD estimate
+    assumed_volatility: float = 0.09  # TEAM-ELIG-7: the Glicko-2 volatility with which an RD estimate decays
     created_before: dt.datetime = dt.datetime(2021, 3, 1, tzinfo=dt.UTC)  # ACWC-ELIG-1
     games_before: dt.datetime = dt.datetime(2021, 9, 1, tzinfo=dt.UTC)  # ACWC-ELIG-2
     one_cheat_since: dt.datetime = dt.datetime(2020, 9, 1, tzinfo=dt.UTC)  # ACWC-ELIG-3: one cheat-detected game
