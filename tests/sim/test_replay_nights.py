@@ -48,11 +48,9 @@ def demo(ten_team_demo_source: Path, tmp_path: Path) -> Path:
     return out / "tournament.toml"
 
 
-def files(folder: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file under `folder` by relative path: its bytes and inode (a rewrite changes it)."""
-    return {
-        p.relative_to(folder).as_posix(): (p.read_bytes(), p.stat().st_ino) for p in folder.rglob("*") if p.is_file()
-    }
+def files(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` by relative path: its bytes."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
 def read(db: Path) -> dict[str, list[tuple]]:
@@ -93,8 +91,8 @@ def test_night_by_night_replay_equals_a_single_run_each_night(
         nightly(config_path=str(fresh), now=night)
         single = read(load_config(fresh).paths.database)
         rewritten = files(exports)
-        assert {n: b for n, (b, _) in rewritten.items() if n not in HISTORY_DEPENDENT} == {
-            n: b for n, (b, _) in exported.items() if n not in HISTORY_DEPENDENT
+        assert {n: b for n, b in rewritten.items() if n not in HISTORY_DEPENDENT} == {
+            n: b for n, b in exported.items() if n not in HISTORY_DEPENDENT
         }, night
         assert any(n.startswith("charts/") for n in exported), night  # the cap charts, compared above byte for byte
 
