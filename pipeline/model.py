@@ -154,6 +154,19 @@ class Stage:
 
 
 @dataclass(frozen=True)
+class League:
+    """Several tournaments served together (``league.toml``, pipeline/inputs/league.py): one
+    shared store of Lichess data, where what one tournament fetched less than ``fresh`` ago is
+    what the others read instead of fetching it again, and one request lane per token."""
+
+    league_id: str
+    path: Path | None  # the league.toml; None for a league of several --config without one
+    store: Path  # the shared Lichess store (a DuckDB file)
+    fresh: dt.timedelta
+    configs: tuple[Path, ...]  # the tournaments' tournament.toml files, resolved
+
+
+@dataclass(frozen=True)
 class LichessSource:
     base_url: str
     token_env: str

@@ -1,0 +1,23 @@
+"""The names of the Prefect global concurrency limits a league's runs take (docs/td-guide.md,
+Running a league): one request lane per Lichess token and server, and one per league store.
+
+A lane's name carries a digest of the server and the token, never the token: Prefect shows limit
+names in its UI and logs."""
+
+from __future__ import annotations
+
+import hashlib
+
+LANE_PREFIX = "lichess-lane-"
+STORE_PREFIX = "league-store-"
+
+
+def lane_name(base_url: str, token: str | None) -> str:
+    """The lane of every request sent to `base_url` with `token` (None: the anonymous lane)."""
+    digest = hashlib.sha256(f"{base_url.rstrip('/')}\n{token or ''}".encode()).hexdigest()[:16]
+    return f"{LANE_PREFIX}{digest}"
+
+
+def store_limit_name(league_id: str) -> str:
+    """The limit held while a run of the league reads or writes its shared store."""
+    return f"{STORE_PREFIX}{league_id}"
