@@ -369,11 +369,13 @@ def nightly_without_prefect(
     return run_nightly(config_path, now, as_functions, None, without_prefect=reason, dry_run=dry_run, refresh=refresh)
 
 
-def deployment_options(config: Config, config_path: Path) -> dict[str, Any]:
-    """What ``antichess-td serve`` gives ``nightly.serve``: one deployment per tournament, named by
-    its id, on the config's cron schedule and time zone (``[schedule]``, default 03:00 UTC), and
-    with ``[schedule] closing_day_cron`` a second schedule, in the same time zone, whose runs are
-    refresh runs (parameter ``refresh`` true)."""
+def deployment_options(config: Config, config_path: Path, league: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What ``antichess-td serve`` gives ``nightly.serve`` (or ``nightly.to_deployment``): one
+    deployment per tournament, named by its id, on the config's cron schedule and time zone
+    (``[schedule]``, default 03:00 UTC), and with ``[schedule] closing_day_cron`` a second schedule,
+    in the same time zone, whose runs are refresh runs (parameter ``refresh`` true). `league`: the
+    league it is served in (``pipeline.inputs.league.league_parameter``), the runs' ``league``
+    parameter, and its id a tag; None for a tournament served alone (no such parameter)."""
     from prefect.schedules import Cron
 
     tz = config.schedule.timezone
@@ -382,10 +384,15 @@ def deployment_options(config: Config, config_path: Path) -> dict[str, Any]:
         schedules.append(
             Cron(config.schedule.closing_day_cron, timezone=tz, parameters={"refresh": True}, slug="closing-day")
         )
+    parameters: dict[str, Any] = {"config_path": str(Path(config_path).resolve())}
+    tags = ["antichess-td", config.tournament_id]
+    if league is not None:
+        parameters["league"] = league
+        tags.append(f"league:{league['id']}")
     return {
         "name": config.tournament_id,
         "schedules": schedules,
-        "parameters": {"config_path": str(Path(config_path).resolve())},
-        "tags": ["antichess-td", config.tournament_id],
+        "parameters": parameters,
+        "tags": tags,
         "description": f"Nightly run of {config.name}: ingest, score, audit, export, publish {config.paths.database}",
     }

@@ -1,6 +1,7 @@
 """``antichess-td``: a thin CLI over the stages (``pipeline.stages``) and the Prefect flow. This module
 is the app: its global options, its commands registered in the order the help lists them
 (``pipeline.cli.runs`` the writing ones, ``pipeline.cli.readers`` the read-only ones,
+``pipeline.cli.serving`` ``serve`` and ``status``,
 ``pipeline.cli.simulated`` those over the simulators; ``init`` and ``check`` here), and ``main``,
 which turns errors into one line and an exit code.
 
@@ -25,7 +26,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from pipeline.cli import readers, runs, signals, simulated
+from pipeline.cli import readers, runs, serving, signals, simulated
 from pipeline.cli.options import ConfigOpt, say
 from pipeline.errors import InputError, LichessError, TdError
 
@@ -109,7 +110,8 @@ COMMANDS: list[tuple[str, Callable[..., None]]] = [
     ("site", readers.site),
     ("attention", readers.attention),
     ("pair", readers.pair),
-    ("serve", runs.serve),
+    ("serve", serving.serve),
+    ("status", serving.status),
     ("replay-server", simulated.replay_server),
     ("demo", simulated.demo),
     ("init", init),

@@ -1,7 +1,7 @@
 """The commands that run the pipeline and write the database: ``nightly`` (the whole run, as a Prefect
 flow: ``pipeline.cli.prefect_lifecycle``), its stages one at a time (``ingest``, ``backfill``,
-``score``, ``audit``), and ``serve`` (the nightly on a schedule). Each writing command runs in one
-frame (:func:`_writing`): Ctrl-C/SIGTERM handled (``pipeline.cli.signals``), its log file, the writer
+``score``, ``audit``); ``serve`` (the nightly on a schedule) is in ``pipeline.cli.serving``.
+Each writing command runs in one frame (:func:`_writing`): Ctrl-C/SIGTERM handled (``pipeline.cli.signals``), its log file, the writer
 lock, its run record and the TD's inputs validated first; the run publishes at its end. Registered
 on the ``antichess-td`` app by ``pipeline.cli.app``.
 """
@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from pipeline.cli import console, prefect_env
+from pipeline.cli import console
 from pipeline.cli.options import ConfigOpt, DryRunOpt, NowOpt, RefreshOpt, parse_now, say
-from pipeline.cli.prefect_lifecycle import check_server, early_server, ingest_head_start, run_flow
+from pipeline.cli.prefect_lifecycle import early_server, ingest_head_start, run_flow
 from pipeline.cli.signals import stopper
 from pipeline.errors import InputError
 from pipeline.inputs.config import load_config
@@ -291,32 +290,3 @@ def audit(
     say(record.summary_line(run.run_id, cfg.paths.database))
     if fail_on_findings and report.errors:
         raise typer.Exit(1)
-
-
-def serve(config: ConfigOpt) -> None:
-    """Serve the nightly flow as a Prefect deployment on the cron line of the config's schedule
-    table (by default every day at 03:00 UTC), and refresh runs on its closing_day_cron. Needs a
-    running `prefect server start`; PREFECT_API_URL names it (default http://127.0.0.1:4200/api).
-    Runs until stopped (Ctrl-C pauses the schedule)."""
-    from pipeline.stages import context
-
-    cfg = load_config(config)
-    context.read_inputs(cfg)
-    assert cfg.paths.prefect_home is not None
-    os.environ.setdefault("PREFECT_API_URL", "http://127.0.0.1:4200/api")
-    prefect_env.configure(cfg.paths.prefect_home)
-    api = os.environ["PREFECT_API_URL"]
-    check_server(api)
-    console.log_to_file(cfg.paths.database.parent, "serve")
-    import flows.nightly
-
-    console.quiet_prefect()
-
-    options = flows.nightly.deployment_options(cfg, config)
-    closing = cfg.schedule.closing_day_cron
-    say(
-        f"serving deployment antichess-nightly/{options['name']} ({cfg.schedule.cron}, {cfg.schedule.timezone}"
-        + (f"; refresh runs {closing}" if closing else "")
-        + f") on {api}; run one now with: prefect deployment run 'antichess-nightly/{options['name']}'"
-    )
-    flows.nightly.nightly.serve(**options, limit=1, print_starting_message=False)
