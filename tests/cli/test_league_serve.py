@@ -1,0 +1,216 @@
+"""`serve` and `status` of a league (docs/td-guide.md, Running a league), in the suite: the
+deployments of two tournaments (names, schedules, parameters, tags; on a work pool, the
+module-path entrypoint and the heartbeats), the Prefect limits and the rerun automation created
+on the session's Prefect test server (twice: idempotent), `status` on a small published database
+(its lines computed from the runs view's rows), and bad input. The whole league on a work pool
+with real workers, one of them killed: tests/cli/test_league_workers.py (scenario tier)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from kits.skeleton_kit import SKELETON
+from pipeline.cli.app import main
+from pipeline.errors import LichessError
+from pipeline.inputs.config import load_config
+from pipeline.inputs.league import league_of_configs, league_parameter
+from pipeline.lichess.lane import lane_name, store_limit_name
+
+NOW = dt.datetime(2026, 3, 20, 3, tzinfo=dt.UTC)
+DEAD_API = "http://127.0.0.1:9/api"  # the discard port: nothing listens there
+
+
+@pytest.fixture
+def two(tmp_path: Path) -> tuple[Path, Path]:
+    """Two skeleton tournaments in one folder: `skeleton` on the default schedule, and
+    `skeleton-b` (another id, database and token variable) at 02:30 Berlin with a closing-day cron."""
+    a = shutil.copytree(SKELETON, tmp_path / "a", ignore=shutil.ignore_patterns("out", "make_dataset.py"))
+    b = shutil.copytree(SKELETON, tmp_path / "b", ignore=shutil.ignore_patterns("out", "make_dataset.py"))
+    toml = (b / "tournament.toml").read_text(encoding="utf-8")
+    toml = toml.replace('id = "skeleton"', 'id = "skeleton-b"').replace("[lichess]", '[lichess]\ntoken_env = "B_TOKEN"')
+    toml += '\n[schedule]\ncron = "30 2 * * *"\ntimezone = "Europe/Berlin"\nclosing_day_cron = "0 12-23 * * 1"\n'
+    (b / "tournament.toml").write_text(toml, encoding="utf-8")
+    return a / "tournament.toml", b / "tournament.toml"
+
+
+def test_a_league_has_one_deployment_per_tournament_on_its_own_schedules(two: tuple[Path, Path]) -> None:
+    """Issue 38 item 1: named by tournament.id, each config's schedules, the `league` parameter
+    (league_parameter's JSON) beside config_path, the league's tag; on a work pool the entrypoint
+    is the installed module's and the runs' environment sets Prefect's heartbeat (flows/league.py)."""
+    from flows.league import HEARTBEAT_S, league_deployments
+
+    league = league_of_configs(list(two))
+    assert load_config(two[1]).lichess.token_env == "B_TOKEN"
+    configs = [(load_config(p), p) for p in two]
+    for pool in (None, "antichess"):
+        a, b = league_deployments(configs, league, pool)
+        assert (a.name, b.name) == ("skeleton", "skeleton-b")
+        assert [(s.schedule.cron, s.schedule.timezone, s.parameters) for s in a.schedules] == [("0 3 * * *", "UTC", {})]
+        assert [(s.schedule.cron, s.schedule.timezone, s.parameters) for s in b.schedules] == [
+            ("30 2 * * *", "Europe/Berlin", {}),
+            ("0 12-23 * * 1", "Europe/Berlin", {"refresh": True}),
+        ]
+        for d, path, tid in ((a, two[0], "skeleton"), (b, two[1], "skeleton-b")):
+            assert d.parameters == {"config_path": str(path.resolve()), "league": league_parameter(league)}
+            assert d.tags == ["antichess-td", tid, "league:league"]
+        if pool is None:
+            assert a.entrypoint == "flows/nightly.py:nightly" and a.work_pool_name is None
+        else:
+            assert (a.entrypoint, a.work_pool_name) == ("flows.nightly.nightly", "antichess")
+            assert a.job_variables == {"env": {"PREFECT_FLOWS_HEARTBEAT_FREQUENCY": str(HEARTBEAT_S)}}
+    [alone] = league_deployments(configs[:1], None)
+    assert alone.parameters == {"config_path": str(two[0].resolve())}  # one tournament: no league
+
+
+def test_the_limits_are_one_lane_per_server_and_token_and_the_league_store(two: tuple[Path, Path]) -> None:
+    """Issue 38 item 2: the token read from each tournament's own variable; two variables with one
+    value are one lane, with two values two lanes; the store's limit last, only for a league."""
+    from flows.league import limit_names
+
+    configs = [load_config(p) for p in two]
+    league = league_of_configs(list(two))
+    url = configs[0].lichess.base_url
+    same = {"LICHESS_TOKEN": "t1", "B_TOKEN": "t1"}
+    assert limit_names(configs, league, same) == [lane_name(url, "t1"), store_limit_name("league")]
+    apart = {"LICHESS_TOKEN": "t1", "B_TOKEN": "t2"}
+    assert limit_names(configs, league, apart) == [
+        *sorted([lane_name(url, "t1"), lane_name(url, "t2")]),
+        "league-store-league",
+    ]
+    assert limit_names(configs[:1], None, {}) == [lane_name(url, None)]
+    assert all("t1" not in n and "t2" not in n for n in limit_names(configs, league, apart))
+
+
+@pytest.mark.prefect
+def test_serve_creates_the_limits_the_automation_and_the_pool_once(prefect_api_url: str) -> None:
+    """On a real Prefect server, twice: each limit active with one slot; one rerun automation (a
+    flow run of ours silent for 90 s after a heartbeat goes to AwaitingRetry); one process pool."""
+    from prefect.client.orchestration import get_client
+
+    from flows.league import RERUN_AUTOMATION, ensure_limits, ensure_process_pool, ensure_rerun_automation
+
+    names = ["lichess-lane-test0000", "league-store-test"]
+    with get_client(sync_client=True) as client:
+        client.upsert_global_concurrency_limit_by_name(names[0], 3)  # as a TD might have left it
+    for _ in range(2):
+        ensure_limits(names)
+        ensure_rerun_automation()
+        assert ensure_process_pool("league-test-pool") is None
+    with get_client(sync_client=True) as client:
+        limits = [client.read_global_concurrency_limit_by_name(n) for n in names]
+        assert [(x.limit, x.active) for x in limits] == [(1, True), (1, True)]
+        [automation] = client.read_automations_by_name(RERUN_AUTOMATION)
+        assert client.read_work_pool("league-test-pool").type == "process"
+    trigger = automation.trigger
+    assert (trigger.posture, trigger.within, trigger.after) == (
+        "Proactive",
+        dt.timedelta(seconds=90),
+        {"prefect.flow-run.heartbeat"},
+    )
+    assert trigger.match_related.model_dump() == {
+        "prefect.resource.role": "tag",
+        "prefect.resource.id": "prefect.tag.antichess-td",
+    }
+    [action] = automation.actions
+    assert (action.type, action.state, action.name) == ("change-flow-run-state", "SCHEDULED", "AwaitingRetry")
+
+
+def _runs(db: Path) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.sql(
+            "SELECT run_id, command, status, stage, error, finished_at, as_of, counts->'$.attention' FROM runs "
+            "ORDER BY run_id"
+        ).fetchall()
+    finally:
+        con.close()
+
+
+def test_status_shows_the_last_published_run_and_the_newest_list(
+    two: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 38 item 1: three recorded runs of the first tournament (a nightly whose attention list
+    has 3 items, one failing in ingest, then a score run), none of the second; `status` without a
+    Prefect server says so in one line and shows the newest published run (3) and the list of run 1,
+    as the published runs view holds them; --json the same."""
+    from pipeline.stages import record
+
+    cfg = load_config(two[0])
+    with record.recorded(cfg, "nightly", NOW) as run:
+        run.done("attention", {"items": 3, "new": 2, "kinds": {"board_due": 1, "finding_new": 2}})
+    with pytest.raises(LichessError), record.recorded(cfg, "nightly", NOW) as run:
+        run.stage("ingest")
+        raise LichessError("Lichess answered HTTP 503")
+    with record.recorded(cfg, "score", NOW + dt.timedelta(days=1)) as run:
+        run.done("score", {})
+    rows = _runs(cfg.paths.database)
+    assert [(r[0], r[1], r[2]) for r in rows] == [(1, "nightly", "ok"), (2, "nightly", "failed"), (3, "score", "ok")]
+    _, command, _, _, _, finished, as_of, _ = rows[2]
+    listed = json.loads(rows[0][7])
+
+    monkeypatch.setenv("PREFECT_API_URL", DEAD_API)
+    code, out, err = _cli(capsys, monkeypatch, "status", "--config", str(two[0]), "--config", str(two[1]))
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0].startswith(f"Prefect: no server answers at {DEAD_API} (") and lines[0].endswith(
+        "): next runs unknown"
+    )
+    assert lines[1:] == [
+        f"skeleton ({two[0].resolve()})",
+        f"  last run: 3 {command} ok, {finished.astimezone(dt.UTC):%Y-%m-%d %H:%M} UTC (as of 2026-03-21 03:00 UTC)",
+        f"  needs you: {listed['items']} ({listed['new']} new): board_due 1, finding_new 2; run 1",
+        f"skeleton-b ({two[1].resolve()})",
+        f"  last run: none published yet ({load_config(two[1]).paths.database} does not exist)",
+        "  needs you: no list yet (a nightly run computes it)",
+    ]
+    code, out, _ = _cli(capsys, monkeypatch, "status", "--config", str(two[0]), "--json")
+    doc = json.loads(out)
+    assert doc["prefect"]["api_url"] == DEAD_API and doc["prefect"]["problem"]
+    [t] = doc["tournaments"]
+    assert t["last_run"]["run_id"] == 3 and t["last_run"]["as_of"] == "2026-03-21T03:00:00Z"
+    assert t["attention"] == {"run_id": 1, **listed} and t["deployment"] is None
+
+
+def _cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str, str]:
+    """`antichess-td ARGS` through the console script's main, in this process: (exit code, stdout, stderr)."""
+    monkeypatch.setattr(sys, "argv", ["antichess-td", *args])
+    capsys.readouterr()
+    try:
+        main()
+        code = 0
+    except SystemExit as e:
+        code = int(e.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("command", ["serve", "status"])
+def test_bad_input_is_one_line_and_exit_2(
+    command: str,
+    two: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Neither --config nor --league, both, and a league file that does not validate
+    (load_league's message): one line each, exit 2, before Prefect is asked anything."""
+    bad = tmp_path / "league.toml"
+    bad.write_text('[league]\nid = "Office"\ntournaments = ["a/tournament.toml"]\n', encoding="utf-8")
+    cases = {
+        (): "error: --config: expected a tournament.toml (--config, repeatable) or --league league.toml",
+        ("--config", str(two[0]), "--league", str(bad)): "error: --league: expected --config (once or several times) "
+        "or --league, not both",
+        ("--league", str(bad)): "error: league.toml key 'league.id': expected lower-case letters, digits, - and _, "
+        "got 'Office'",
+    }
+    monkeypatch.setenv("PREFECT_API_URL", DEAD_API)
+    for args, message in cases.items():
+        code, out, err = _cli(capsys, monkeypatch, command, *args)
+        assert (code, out, err) == (2, "", message + "\n"), args

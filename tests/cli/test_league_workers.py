@@ -1,0 +1,245 @@
+"""A league on a Prefect process work pool with two workers (issue 38, Done when: a worker killed
+mid-run loses nothing). A real `prefect server start` on 127.0.0.1 (its own PREFECT_HOME),
+`antichess-td serve --pool` of the small demo's two tournaments, two real `prefect worker start`
+processes; both runs are started at the same moment, and the worker running the team event's
+run is killed with its flow-run process (its process group) while that run ingests. Prefect's
+rerun automation (flows/league.py: no heartbeat for 90 s) schedules the dead run again, the other
+worker runs it to completion, and each tournament's published tables equal those of an
+undisturbed nightly of the same tournament (kits.faultkit.judge: the run record and fetch times
+left out): 0 games lost, 0 duplicated."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from kits import faultkit
+from kits.skeleton_kit import td_env
+from pipeline.inputs.config import load_config
+from pipeline.store import gateway
+
+NIGHT = "2026-09-08T03:00:00Z"  # the small demo's Swiss round 1 closed, round 2 under way
+THROTTLE = 150  # games/s from the in-process replay server: the team event's ingest lasts ~40 s
+POOL = "league-pool"
+# columns that name the tournament's folder (the TD files' paths, and the digest of the inputs a
+# round was scored from, which includes them): the league's copy and the reference's differ there
+PATH_COLUMNS = frozenset({"path", "fingerprint"})
+
+
+def tables(db: Path) -> tuple[set[str], int, dict[str, tuple[int, int]]]:
+    """(game ids, duplicated rows, per-table checksums) of a published database, as
+    kits.faultkit.judge reads them, with PATH_COLUMNS left out too."""
+    con = gateway.connect(db, read_only=True)
+    try:
+        games = {g for (g,) in con.execute("SELECT game_id FROM lichess_games").fetchall()}
+        sums = gateway.table_checksums(con, exclude_columns=gateway.TIME_COLUMNS | PATH_COLUMNS)
+        n, total = con.execute(faultkit.SEARCH_CURSORS).fetchall()[0]  # a rerun's casual-game searches
+        sums["ingest_cursors"] = (n, int(total))
+        return games, faultkit.duplicates(con), sums
+    finally:
+        con.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _throttled(demo: Path) -> tuple[Path, Path]:
+    """The demo's two tournament.toml files, each with its replay server throttled."""
+    out = []
+    for toml in (demo / "tournament.toml", demo / "acwc" / "tournament.toml"):
+        toml.write_text(
+            toml.read_text(encoding="utf-8").replace("replay_games_per_s = 0", f"replay_games_per_s = {THROTTLE}"),
+            encoding="utf-8",
+        )
+        out.append(toml)
+    return out[0], out[1]
+
+
+@pytest.fixture
+def prefect_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """A real `prefect server start` on a free port of 127.0.0.1 with its own home; yields its API
+    URL and the environment of a process that talks to it (a TD's shell, this tree)."""
+    port = _free_port()
+    api = f"http://127.0.0.1:{port}/api"
+    env = td_env(
+        PREFECT_HOME=str(tmp_path / "prefect-home"),
+        DO_NOT_TRACK="1",
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        PREFECT_API_URL=api,
+        LICHESS_TOKEN="league-test-token",
+    )
+    log = (tmp_path / "server.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+        env={k: v for k, v in env.items() if k != "PREFECT_API_URL"},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(f"{api}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "server.log").read_text()
+            time.sleep(0.5)
+        yield api, env
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+        log.close()
+
+
+def _worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """`prefect worker start --pool POOL` in a process group of its own (its flow-run processes in it)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "prefect", "worker", "start", "--pool", POOL, "--name", log.stem],
+        env={**env, "PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1"},
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def _flow_run_process(flow_run_id: str) -> int | None:
+    """The pid of the process running `flow_run_id` (its environment names it), or None."""
+    wanted = f"PREFECT__FLOW_RUN_ID={flow_run_id}".encode()
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if wanted in environ.read_bytes().split(b"\0"):
+                return int(environ.parent.name)
+        except OSError:
+            continue
+    return None
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError):
+        return 0
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every living process below `pid` (Linux /proc)."""
+    parents = {int(p.parent.name): _parent(int(p.parent.name)) for p in Path("/proc").glob("[0-9]*/stat")}
+    out: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - out
+        out |= frontier
+    return out
+
+
+def _kill_with_its_runs(worker: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the worker's process group and every process below it (a flow-run process may run
+    in a session of its own), as a machine that dies takes them all."""
+    below = _descendants(worker.pid)
+    os.killpg(worker.pid, signal.SIGKILL)
+    for pid in below:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    worker.wait(timeout=10)
+
+
+def _reference(demo_source: Path, tmp_path: Path, env: dict[str, str]) -> list[subprocess.Popen[str]]:
+    """Undisturbed nightlies of the same two tournaments (a copy of the demo), started now."""
+    ref = shutil.copytree(demo_source, tmp_path / "reference")
+    procs = []
+    for toml in _throttled(ref):
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "pipeline", "nightly", "--now", NIGHT, "--config", str(toml)],
+                env={k: v for k, v in env.items() if k != "PREFECT_API_URL"},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    return procs
+
+
+@pytest.mark.scenario
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_loses_nothing_and_its_run_is_rerun_by_another(
+    small_demo_source: Path, tmp_path: Path, prefect_server: tuple[str, dict[str, str]]
+) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    api, env = prefect_server
+    demo = shutil.copytree(small_demo_source, tmp_path / "league")
+    team, acwc = _throttled(demo)
+    served = subprocess.run(
+        [sys.executable, "-m", "pipeline", "serve", "--pool", POOL, "--config", str(team), "--config", str(acwc)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert served.returncode == 0, served.stderr[-3000:]
+    assert f"prefect worker start --pool {POOL}" in served.stdout
+    workers = [_worker(env, tmp_path / f"worker-{i}.log") for i in (1, 2)]
+    try:
+        with temporary_settings(updates={PREFECT_API_URL: api}), get_client(sync_client=True) as client:
+            ids = {}
+            for toml in (team, acwc):
+                deployment = client.read_deployment_by_name(f"antichess-nightly/{load_config(toml).tournament_id}")
+                ids[toml] = client.create_flow_run_from_deployment(deployment.id, parameters={"now": NIGHT}).id
+            # the team event's run ingesting: its process found, and the worker that started it
+            deadline = time.monotonic() + 90
+            while (client.read_flow_run(ids[team]).state_name != "Running") or not _flow_run_process(str(ids[team])):
+                assert time.monotonic() < deadline, "the team event's run did not start"
+                time.sleep(0.5)
+            time.sleep(8)
+            run_pid = _flow_run_process(str(ids[team]))
+            assert run_pid is not None and client.read_flow_run(ids[team]).state_name == "Running"
+            ancestors = {run_pid}
+            while (pid := _parent(min(ancestors))) > 1:
+                ancestors.add(pid)
+            [killed] = [w for w in workers if w.pid in ancestors]
+            _kill_with_its_runs(killed)
+            assert _flow_run_process(str(ids[team])) is None
+            references = _reference(small_demo_source, tmp_path, env)
+            deadline = time.monotonic() + 240
+            while {client.read_flow_run(i).state_name for i in ids.values()} != {"Completed"}:
+                assert time.monotonic() < deadline, {
+                    str(t): [(x.name, x.message) for x in client.read_flow_run_states(i)] for t, i in ids.items()
+                }
+                time.sleep(2)
+            history = [s.name for s in client.read_flow_run_states(ids[team])]
+        for proc in references:
+            _, err = proc.communicate(timeout=180)
+            assert proc.returncode == 0, err[-2000:]
+    finally:
+        for w in workers:
+            if w.poll() is None:
+                os.killpg(w.pid, signal.SIGTERM)
+                w.wait(timeout=30)
+    assert "AwaitingRetry" in history and history[-1] == "Completed", history  # rerun by the automation
+    for toml, ref in ((team, tmp_path / "reference"), (acwc, tmp_path / "reference" / "acwc")):
+        want_games, _, want = tables(load_config(ref / "tournament.toml").paths.database)
+        games, duplicated, got = tables(load_config(toml).paths.database)
+        assert (len(want_games - games), duplicated) == (0, 0), toml  # 0 lost, 0 duplicated
+        assert sorted(t for t in want.keys() | got.keys() if want.get(t) != got.get(t)) == [], toml
