@@ -28,7 +28,11 @@ DEFAULT_API = "http://127.0.0.1:4200/api"
 ConfigsOpt = Annotated[
     list[Path] | None,
     typer.Option(
-        "--config", "-c", help="A tournament.toml; repeat it to serve several tournaments as a league.", dir_okay=False
+        "--config",
+        "-c",
+        help="A tournament.toml; repeat it for several tournaments (a league).",
+        dir_okay=False,
+        metavar="<file>",
     ),
 ]
 LeagueOpt = Annotated[

@@ -190,7 +190,28 @@ def render() -> str:
             continue
         cells = [f"`{row.key}`", row.kind, *(row.defaults.get(p, "—") for p in PRESETS), row.doc]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + league_lines()) + "\n"
+
+
+def league_lines() -> list[str]:
+    """The section of ``league.toml``'s keys (pipeline/inputs/league.py, ``league_key_specs``)."""
+    from pipeline.inputs.league import league_key_specs
+
+    lines = [
+        "",
+        "## `league.toml`",
+        "",
+        "Several tournaments served together (`antichess-td serve --league league.toml`; see the TD guide's",
+        "[Running a league](td-guide.md#running-a-league)). A single tournament needs no league file. Paths are",
+        "relative to the `league.toml`; each tournament listed is validated as its own `tournament.toml`.",
+        "",
+        "| key | default | description |",
+        "|---|---|---|",
+    ]
+    for key, default, doc in league_key_specs():
+        shown = "required" if default == "(required)" else f"`{default}`"
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in (f"`{key}`", shown, doc)) + " |")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

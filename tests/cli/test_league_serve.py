@@ -41,7 +41,7 @@ def two(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_a_league_has_one_deployment_per_tournament_on_its_own_schedules(two: tuple[Path, Path]) -> None:
-    """Issue 38 item 1: named by tournament.id, each config's schedules, the `league` parameter
+    """Named by tournament.id, each config's schedules, the `league` parameter
     (league_parameter's JSON) beside config_path, the league's tag; on a work pool the entrypoint
     is the installed module's and the runs' environment sets Prefect's heartbeat (flows/league.py)."""
     from flows.league import HEARTBEAT_S, league_deployments
@@ -70,7 +70,7 @@ def test_a_league_has_one_deployment_per_tournament_on_its_own_schedules(two: tu
 
 
 def test_the_limits_are_one_lane_per_server_and_token_and_the_league_store(two: tuple[Path, Path]) -> None:
-    """Issue 38 item 2: the token read from each tournament's own variable; two variables with one
+    """One lane per Lichess server and token: the token read from each tournament's own variable; two variables with one
     value are one lane, with two values two lanes; the store's limit last, only for a league."""
     from flows.league import limit_names
 
@@ -136,7 +136,7 @@ def _runs(db: Path) -> list[tuple]:
 def test_status_shows_the_last_published_run_and_the_newest_list(
     two: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 38 item 1: three recorded runs of the first tournament (a nightly whose attention list
+    """Three recorded runs of the first tournament (a nightly whose attention list
     has 3 items, one failing in ingest, then a score run), none of the second; `status` without a
     Prefect server says so in one line and shows the newest published run (3) and the list of run 1,
     as the published runs view holds them; --json the same."""

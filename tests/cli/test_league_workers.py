@@ -1,4 +1,4 @@
-"""A league on a Prefect process work pool with two workers (issue 38, Done when: a worker killed
+"""A league on a Prefect process work pool with two workers (a worker killed
 mid-run loses nothing). A real `prefect server start` on 127.0.0.1 (its own PREFECT_HOME),
 `antichess-td serve --pool` of the small demo's two tournaments, two real `prefect worker start`
 processes; both runs are started at the same moment, and the worker running the team event's
