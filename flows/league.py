@@ -13,13 +13,16 @@ on the Prefect server PREFECT_API_URL names, and what ``antichess-td status`` as
   tournament's token variable in this process's environment: the workers must see the same
   value, or their runs take another lane) and one per league store, each of one slot. Slots are
   leases: a holder that dies frees its slot when its lease runs out.
-* The automation that reruns a run whose process died (:func:`ensure_rerun_automation`): a run of
+* The automations that rerun a run whose process died (:func:`ensure_automations`): a run of
   ours (tag ``antichess-td``) that has sent a heartbeat and then nothing for :data:`SILENT_S`
-  seconds (no heartbeat, no final state) is set to AwaitingRetry, a Scheduled state, so a live
-  worker (or ``serve`` once restarted) picks it up. The nightly run resumes from its cursors and
-  is idempotent, and the tournament's writer lock is an flock the kernel frees with the process.
+  seconds (no heartbeat, no final state) is marked Crashed (:func:`crash_automation`); a run of
+  ours that crashed, so marked or reported so by its worker or its own process, is set to
+  AwaitingRetry, a Scheduled state, so a live worker (or ``serve`` once restarted) picks it up,
+  :data:`RERUNS` times at most (:func:`rerun_automation`). The nightly run resumes from its cursors
+  and is idempotent, and the tournament's writer lock is an flock the kernel frees with the process.
 
-Everything here is idempotent: ``serve`` run again updates what it created before.
+Everything here is idempotent: ``serve`` run again updates what it created before. Importing
+this module does not import Prefect (:data:`HEARTBEAT_S` is read before Prefect's settings are).
 """
 
 from __future__ import annotations
@@ -30,7 +33,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from flows.nightly import deployment_options, nightly
 from pipeline.inputs.league import league_parameter
 from pipeline.lichess.lane import lane_name, store_limit_name
 from pipeline.model import Config, League
@@ -39,7 +41,10 @@ FLOW_NAME = "antichess-nightly"
 TAG = "antichess-td"
 HEARTBEAT_S = 30  # Prefect's shortest heartbeat period
 SILENT_S = 90  # three heartbeats missed: the run's process is gone
-RERUN_AUTOMATION = "antichess-td: rerun a flow run whose process died"
+RERUNS = 2  # a crashed run is scheduled again at most this many times
+CRASH_AUTOMATION = "antichess-td: a flow run that stopped sending heartbeats crashed"
+RERUN_AUTOMATION = "antichess-td: rerun a crashed flow run"
+_OURS: dict[str, str | list[str]] = {"prefect.resource.role": "tag", "prefect.resource.id": f"prefect.tag.{TAG}"}
 
 
 def league_deployments(
@@ -49,6 +54,8 @@ def league_deployments(
     path it was loaded from), in the given order: on the work pool `pool` with a module-path
     entrypoint and heartbeats, or (None) to serve in this process."""
     from prefect.types.entrypoint import EntrypointType
+
+    from flows.nightly import deployment_options, nightly
 
     parameter = None if league is None else league_parameter(league)
     out = []
@@ -93,26 +100,27 @@ def ensure_limits(names: Sequence[str]) -> None:
                 client.update_global_concurrency_limit(name, GlobalConcurrencyLimitUpdate(limit=1, active=True))
 
 
-def rerun_automation() -> Any:
-    """The automation (``AutomationCore``) of :data:`RERUN_AUTOMATION`: a flow run tagged
+def crash_automation() -> Any:
+    """The automation (``AutomationCore``) of :data:`CRASH_AUTOMATION`: a flow run tagged
     :data:`TAG` whose heartbeat was seen and that then sent no heartbeat and reached no final
-    state for :data:`SILENT_S` seconds goes to AwaitingRetry (a Scheduled state)."""
+    state for :data:`SILENT_S` seconds is marked Crashed (Prefect's recipe for zombie flow runs:
+    nothing else reports a run whose machine or worker died with it)."""
     from prefect.client.schemas.objects import StateType
     from prefect.events.actions import ChangeFlowRunState
     from prefect.events.schemas.automations import AutomationCore, EventTrigger, Posture
 
     heard = {"prefect.flow-run.heartbeat"} | {
-        f"prefect.flow-run.{state}" for state in ("Completed", "Failed", "Cancelled", "Crashed", "Cancelling")
+        f"prefect.flow-run.{state}" for state in ("Completed", "Failed", "Cancelled", "Crashed")
     }
     return AutomationCore(
-        name=RERUN_AUTOMATION,
-        description=f"A run of ours whose process died (no heartbeat for {SILENT_S} s) is scheduled again for a live "
-        "worker; the nightly run resumes from its cursors (docs/td-guide.md, Running a league).",
+        name=CRASH_AUTOMATION,
+        description=f"A run of ours silent for {SILENT_S} s after a heartbeat died with its process "
+        "(docs/td-guide.md, Running a league).",
         trigger=EventTrigger(
             after={"prefect.flow-run.heartbeat"},
             expect=heard,
             match={"prefect.resource.id": "prefect.flow-run.*"},
-            match_related={"prefect.resource.role": "tag", "prefect.resource.id": f"prefect.tag.{TAG}"},
+            match_related=_OURS,
             for_each={"prefect.resource.id"},
             posture=Posture.Proactive,
             threshold=1,
@@ -120,26 +128,63 @@ def rerun_automation() -> Any:
         ),
         actions=[
             ChangeFlowRunState(
-                state=StateType.SCHEDULED,
-                name="AwaitingRetry",
+                state=StateType.CRASHED,
+                name="Crashed",
+                message=f"no heartbeat for {SILENT_S} s: the run's process died",
                 force=False,
-                message=f"no heartbeat for {SILENT_S} s: its process died; scheduled again for a live worker",
             )
         ],
     )
 
 
-def ensure_rerun_automation() -> None:
-    """:func:`rerun_automation` on the server: created, or the one of that name updated to it."""
+def rerun_automation() -> Any:
+    """The automation of :data:`RERUN_AUTOMATION`: a flow run tagged :data:`TAG` that crashed (its
+    process ended without a final state of its own: killed, its worker gone, out of memory, or
+    marked by :func:`crash_automation`) in its first :data:`RERUNS` attempts goes to
+    AwaitingRetry, a Scheduled state a live worker picks up. ``prefect.run-count`` (the attempts
+    so far) bounds it: a run that crashes every time stops after RERUNS + 1 attempts."""
+    from prefect.client.schemas.objects import StateType
+    from prefect.events.actions import ChangeFlowRunState
+    from prefect.events.schemas.automations import AutomationCore, EventTrigger, Posture
+
+    return AutomationCore(
+        name=RERUN_AUTOMATION,
+        description=f"A run of ours that crashed is scheduled again for a live worker, {RERUNS} times at most; "
+        "the nightly run resumes from its cursors (docs/td-guide.md, Running a league).",
+        trigger=EventTrigger(
+            expect={"prefect.flow-run.Crashed"},
+            match={
+                "prefect.resource.id": "prefect.flow-run.*",
+                "prefect.run-count": [str(n) for n in range(1, RERUNS + 1)],
+            },
+            match_related=_OURS,
+            for_each={"prefect.resource.id"},
+            posture=Posture.Reactive,
+            threshold=1,
+        ),
+        actions=[
+            ChangeFlowRunState(
+                state=StateType.SCHEDULED,
+                name="AwaitingRetry",
+                message="the run crashed: scheduled again for a live worker",
+                force=False,
+            )
+        ],
+    )
+
+
+def ensure_automations() -> None:
+    """:func:`crash_automation` and :func:`rerun_automation` on the server: each created, or the
+    one of its name updated to it."""
     from prefect.client.orchestration import get_client
 
-    wanted = rerun_automation()
     with get_client(sync_client=True) as client:
-        existing = client.read_automations_by_name(RERUN_AUTOMATION)
-        if not existing:
-            client.create_automation(wanted)
-            return
-        client.update_automation(existing[0].id, wanted)
+        for wanted in (crash_automation(), rerun_automation()):
+            existing = client.read_automations_by_name(wanted.name)
+            if existing:
+                client.update_automation(existing[0].id, wanted)
+            else:
+                client.create_automation(wanted)
 
 
 def ensure_process_pool(name: str) -> str | None:
@@ -167,11 +212,11 @@ def register(deployments: Sequence[Any]) -> None:
 
 
 def serve_here(deployments: Sequence[Any]) -> None:
-    """Serve `deployments` in this process until stopped (Ctrl-C pauses their schedules); each
-    run's process sends heartbeats (PREFECT_FLOWS_HEARTBEAT_FREQUENCY, unless already set)."""
+    """Serve `deployments` in this process until stopped (Ctrl-C pauses their schedules); the
+    caller set PREFECT_FLOWS_HEARTBEAT_FREQUENCY to :data:`HEARTBEAT_S` before Prefect was imported
+    (its runs' processes take Prefect's settings from this one)."""
     from prefect import serve
 
-    os.environ.setdefault("PREFECT_FLOWS_HEARTBEAT_FREQUENCY", str(HEARTBEAT_S))
     serve(*deployments, print_starting_message=False)
 
 

@@ -102,6 +102,11 @@ def serve(
     console.log_to_file(served.league.store.parent if served.league else first.paths.database.parent, "serve")
     from flows import league as office
 
+    # the runs served here send heartbeats as often as the crash automation expects (before Prefect
+    # reads its settings, which the runs' processes inherit); a work pool's runs set it themselves
+    os.environ["PREFECT_FLOWS_HEARTBEAT_FREQUENCY"] = str(office.HEARTBEAT_S)
+    import flows.nightly  # Prefect itself, read with that setting
+
     console.quiet_prefect()
     if pool is not None:
         problem = office.ensure_process_pool(pool)
@@ -109,7 +114,7 @@ def serve(
             raise InputError("--pool", "", f"{problem}: name a process work pool, or a new one")
     deployments = office.league_deployments(served.configs, served.league, pool)
     office.ensure_limits(office.limit_names([c for c, _ in served.configs], served.league))
-    office.ensure_rerun_automation()
+    office.ensure_automations()
     for cfg, _ in served.configs:
         say(_deployment_line(cfg, api, pool))
     if pool is not None:
@@ -120,8 +125,6 @@ def serve(
         )
         return
     if served.league is None:  # one tournament: served as it always was, one run at a time
-        import flows.nightly
-
         options = flows.nightly.deployment_options(first, served.configs[0][1])
         flows.nightly.nightly.serve(**options, limit=1, print_starting_message=False)
         return

@@ -89,37 +89,42 @@ def test_the_limits_are_one_lane_per_server_and_token_and_the_league_store(two: 
 
 
 @pytest.mark.prefect
-def test_serve_creates_the_limits_the_automation_and_the_pool_once(prefect_api_url: str) -> None:
-    """On a real Prefect server, twice: each limit active with one slot; one rerun automation (a
-    flow run of ours silent for 90 s after a heartbeat goes to AwaitingRetry); one process pool."""
+def test_serve_creates_the_limits_the_automations_and_the_pool_once(prefect_api_url: str) -> None:
+    """On a real Prefect server, twice: each limit active with one slot; one automation marking a
+    run of ours silent for 90 s after a heartbeat Crashed, one scheduling a run of ours that crashed
+    in its first two attempts again (AwaitingRetry); one process pool."""
     from prefect.client.orchestration import get_client
 
-    from flows.league import RERUN_AUTOMATION, ensure_limits, ensure_process_pool, ensure_rerun_automation
+    from flows.league import CRASH_AUTOMATION, RERUN_AUTOMATION, ensure_automations, ensure_limits, ensure_process_pool
 
     names = ["lichess-lane-test0000", "league-store-test"]
     with get_client(sync_client=True) as client:
         client.upsert_global_concurrency_limit_by_name(names[0], 3)  # as a TD might have left it
     for _ in range(2):
         ensure_limits(names)
-        ensure_rerun_automation()
+        ensure_automations()
         assert ensure_process_pool("league-test-pool") is None
     with get_client(sync_client=True) as client:
         limits = [client.read_global_concurrency_limit_by_name(n) for n in names]
         assert [(x.limit, x.active) for x in limits] == [(1, True), (1, True)]
-        [automation] = client.read_automations_by_name(RERUN_AUTOMATION)
+        [crash] = client.read_automations_by_name(CRASH_AUTOMATION)
+        [rerun] = client.read_automations_by_name(RERUN_AUTOMATION)
         assert client.read_work_pool("league-test-pool").type == "process"
-    trigger = automation.trigger
-    assert (trigger.posture, trigger.within, trigger.after) == (
+    ours = {"prefect.resource.role": "tag", "prefect.resource.id": "prefect.tag.antichess-td"}
+    silent = crash.trigger
+    assert (silent.posture, silent.within, silent.after) == (
         "Proactive",
         dt.timedelta(seconds=90),
         {"prefect.flow-run.heartbeat"},
     )
-    assert trigger.match_related.model_dump() == {
-        "prefect.resource.role": "tag",
-        "prefect.resource.id": "prefect.tag.antichess-td",
-    }
-    [action] = automation.actions
-    assert (action.type, action.state, action.name) == ("change-flow-run-state", "SCHEDULED", "AwaitingRetry")
+    assert silent.match_related.model_dump() == ours
+    assert [(a.type, a.state) for a in crash.actions] == [("change-flow-run-state", "CRASHED")]
+    crashed = rerun.trigger
+    assert (crashed.posture, crashed.expect) == ("Reactive", {"prefect.flow-run.Crashed"})
+    assert crashed.match.model_dump()["prefect.run-count"] == ["1", "2"] and crashed.match_related.model_dump() == ours
+    assert [(a.type, a.state, a.name) for a in rerun.actions] == [
+        ("change-flow-run-state", "SCHEDULED", "AwaitingRetry")
+    ]
 
 
 def _runs(db: Path) -> list[tuple]:
@@ -214,3 +219,32 @@ def test_bad_input_is_one_line_and_exit_2(
     for args, message in cases.items():
         code, out, err = _cli(capsys, monkeypatch, command, *args)
         assert (code, out, err) == (2, "", message + "\n"), args
+
+
+@pytest.mark.prefect
+def test_status_names_each_deployments_next_run_when_prefect_answers(
+    two: tuple[Path, Path], prefect_api_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a Prefect server at PREFECT_API_URL: the first tournament's deployment (registered as
+    `serve` registers it) with one scheduled run shows that run's time; the second, never served,
+    says that no deployment of its name exists; no line about Prefect being unavailable."""
+    from prefect.client.orchestration import get_client
+    from prefect.states import Scheduled
+
+    from flows.league import league_deployments
+
+    [deployment] = league_deployments([(load_config(two[0]), two[0])], None)
+    deployment.name = "status-test-skeleton"
+    toml = two[0].read_text(encoding="utf-8").replace('id = "skeleton"', 'id = "status-test-skeleton"')
+    two[0].write_text(toml, encoding="utf-8")
+    deployment_id = deployment.apply()
+    at = (dt.datetime.now(dt.UTC) + dt.timedelta(minutes=5)).replace(second=0, microsecond=0)
+    with get_client(sync_client=True) as client:
+        client.create_flow_run_from_deployment(deployment_id, state=Scheduled(scheduled_time=at))
+    monkeypatch.setenv("PREFECT_API_URL", prefect_api_url)
+    code, out, err = _cli(capsys, monkeypatch, "status", "--config", str(two[0]), "--config", str(two[1]))
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert not any(line.startswith("Prefect:") for line in lines)
+    assert f"  next run: {at:%Y-%m-%d %H:%M} UTC (antichess-nightly/status-test-skeleton)" in lines
+    assert "  next run: no deployment antichess-nightly/skeleton-b (antichess-td serve creates it)" in lines

@@ -3,8 +3,8 @@ mid-run loses nothing). A real `prefect server start` on 127.0.0.1 (its own PREF
 `antichess-td serve --pool` of the small demo's two tournaments, two real `prefect worker start`
 processes; both runs are started at the same moment, and the worker running the team event's
 run is killed with its flow-run process (its process group) while that run ingests. Prefect's
-rerun automation (flows/league.py: no heartbeat for 90 s) schedules the dead run again, the other
-worker runs it to completion, and each tournament's published tables equal those of an
+automations (flows/league.py: no heartbeat for 90 s, then Crashed) schedule the dead run again,
+the other worker runs it to completion, and each tournament's published tables equal those of an
 undisturbed nightly of the same tournament (kits.faultkit.judge: the run record and fetch times
 left out): 0 games lost, 0 duplicated."""
 
@@ -237,7 +237,9 @@ def test_a_worker_killed_mid_run_loses_nothing_and_its_run_is_rerun_by_another(
             if w.poll() is None:
                 os.killpg(w.pid, signal.SIGTERM)
                 w.wait(timeout=30)
-    assert "AwaitingRetry" in history and history[-1] == "Completed", history  # rerun by the automation
+    # marked Crashed (silent since its last heartbeat, or reported by its own process), then rerun
+    assert "Crashed" in history and "AwaitingRetry" in history[history.index("Crashed") :], history
+    assert history[-1] == "Completed", history
     for toml, ref in ((team, tmp_path / "reference"), (acwc, tmp_path / "reference" / "acwc")):
         want_games, _, want = tables(load_config(ref / "tournament.toml").paths.database)
         games, duplicated, got = tables(load_config(toml).paths.database)
