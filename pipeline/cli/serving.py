@@ -82,7 +82,7 @@ def serve(
     ] = None,
 ) -> None:
     """Serve the nightly flow as one Prefect deployment per tournament, named by its tournament.id,
-    on the cron line of its config's schedule table (by default every day at 03:00 UTC), with
+    on the cron line of the config's schedule table (by default every day at 03:00 UTC), with
     refresh runs on its closing_day_cron. Several --config, or --league, serve a league: its runs
     share one request lane per Lichess token and the league's store (Prefect concurrency limits
     created here). Needs a running `prefect server start`; PREFECT_API_URL names it (default
