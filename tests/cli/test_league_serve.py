@@ -248,3 +248,62 @@ def test_status_names_each_deployments_next_run_when_prefect_answers(
     assert not any(line.startswith("Prefect:") for line in lines)
     assert f"  next run: {at:%Y-%m-%d %H:%M} UTC (antichess-nightly/status-test-skeleton)" in lines
     assert "  next run: no deployment antichess-nightly/skeleton-b (antichess-td serve creates it)" in lines
+
+
+@pytest.mark.prefect
+@pytest.mark.scenario
+def test_serve_of_two_configs_serves_both_deployments_in_its_process_and_runs_one(
+    two: tuple[Path, Path], prefect_api_url: str
+) -> None:
+    """`serve --config A --config B` against a real Prefect server, in its own process: both
+    deployments registered with the league parameter, the lane and the store limit created, a run
+    of the first started by hand runs in serve's process to Completed; Ctrl-C (SIGINT) ends serve."""
+    import signal
+    import subprocess
+    import time
+
+    from prefect.client.orchestration import get_client
+
+    from kits.skeleton_kit import AFTER_ALL, td_env
+
+    env = td_env(PREFECT_API_URL=prefect_api_url, LICHESS_TOKEN="t1", B_TOKEN="t1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "serve", "--config", str(two[0]), "--config", str(two[1])],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        served = [proc.stdout.readline() for _ in range(2)]
+        assert [line.split()[:3] for line in served] == [
+            ["serving", "deployment", "antichess-nightly/skeleton"],
+            ["serving", "deployment", "antichess-nightly/skeleton-b"],
+        ], proc.stderr.read() if proc.poll() is not None and proc.stderr else served
+        league = league_parameter(league_of_configs(list(two)))
+        with get_client(sync_client=True) as client:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    found = [
+                        client.read_deployment_by_name(f"antichess-nightly/{t}") for t in ("skeleton", "skeleton-b")
+                    ]
+                    break
+                except Exception:
+                    assert time.monotonic() < deadline and proc.poll() is None
+                    time.sleep(0.5)
+            assert [d.parameters["league"] for d in found] == [league, league]
+            url = load_config(two[0]).lichess.base_url
+            for name in (lane_name(url, "t1"), store_limit_name("league")):
+                assert client.read_global_concurrency_limit_by_name(name).limit == 1
+            run = client.create_flow_run_from_deployment(found[0].id, parameters={"now": AFTER_ALL})
+            deadline = time.monotonic() + 180
+            while (state := client.read_flow_run(run.id).state) is None or not state.is_final():
+                assert time.monotonic() < deadline and proc.poll() is None, state
+                time.sleep(1)
+            assert state.name == "Completed", state.message
+        assert load_config(two[0]).paths.database.exists()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
