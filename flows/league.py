@@ -75,11 +75,19 @@ def league_deployments(
     return out
 
 
+def lane_of(config: Config, environ: Mapping[str, str] = os.environ) -> str:
+    """The request lane of a tournament's runs: its configured Lichess server (``lichess.base_url``,
+    also when its runs fetch from an in-process replay server) and the token its
+    ``lichess.token_env`` names in `environ` (unset or empty: the anonymous lane). The flow takes
+    the lane of this same rule, in the worker's environment."""
+    return lane_name(config.lichess.base_url, environ.get(config.lichess.token_env) or None)
+
+
 def limit_names(configs: Sequence[Config], league: League | None, environ: Mapping[str, str] = os.environ) -> list[str]:
     """The global concurrency limits the runs of `configs` take: one lane per distinct (Lichess
-    server, token read from each tournament's token variable in `environ`), sorted, then the
-    league store's limit when served as a league."""
-    lanes = {lane_name(c.lichess.base_url, environ.get(c.lichess.token_env) or None) for c in configs}
+    server, token read from each tournament's token variable in `environ`: :func:`lane_of`),
+    sorted, then the league store's limit when served as a league."""
+    lanes = {lane_of(c, environ) for c in configs}
     return sorted(lanes) + ([store_limit_name(league.league_id)] if league is not None else [])
 
 
