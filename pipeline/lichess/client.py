@@ -30,7 +30,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 import berserk
@@ -38,6 +38,9 @@ import berserk.formats
 import requests
 
 from pipeline.errors import LichessError
+
+if TYPE_CHECKING:
+    from pipeline.lichess.league_cache import LeagueCache
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +116,7 @@ class _Session(requests.Session):
     ) -> None:
         super().__init__()
         self.timeout_s = timeout_s
+        self.cache: LeagueCache | None = None  # a league's shared store, read through (make_client)
         self.policy = policy
         self.stats = stats
         self.sleep = sleep
@@ -189,9 +193,19 @@ def make_client(
     policy: RetryPolicy | None = None,
     stats: FetchStats | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    cache: LeagueCache | None = None,
 ) -> berserk.Client:
+    """A berserk client on our session (timeouts, retries, the token); with `cache`, profiles,
+    histories and game streams read through a league's shared store (pipeline/lichess/league_cache.py)."""
     session = _Session(token, timeout_s, policy or RetryPolicy(), stats if stats is not None else FetchStats(), sleep)
+    session.cache = cache
     return berserk.Client(session=session, base_url=base_url.rstrip("/"))
+
+
+def cache_of(client: berserk.Client) -> LeagueCache | None:
+    """The league store the client reads through, if any."""
+    session = client.games._r.session
+    return session.cache if isinstance(session, _Session) else None
 
 
 def stats_of(client: berserk.Client) -> FetchStats:
@@ -229,6 +243,13 @@ def _wrap(what: str, e: Exception) -> LichessError:
 def fetch_users(client: berserk.Client, user_ids: Iterable[str]) -> list[dict[str, Any]]:
     """Profiles of the given ids through POST /api/users, in chunks of 300 (Lichess drops the rest)."""
     ids = list(dict.fromkeys(u.lower() for u in user_ids))
+    cache = cache_of(client)
+    if cache is not None:
+        return cache.users(ids, lambda asked: _fetch_users(client, asked))
+    return _fetch_users(client, ids)
+
+
+def _fetch_users(client: berserk.Client, ids: list[str]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for i in range(0, len(ids), USERS_PER_REQUEST):
         chunk = ids[i : i + USERS_PER_REQUEST]
@@ -241,6 +262,13 @@ def fetch_users(client: berserk.Client, user_ids: Iterable[str]) -> list[dict[st
 
 def fetch_rating_history(client: berserk.Client, user_id: str) -> list[dict[str, Any]]:
     """GET /api/user/{id}/rating-history, in wire form (points as [year, month0, day, rating])."""
+    cache = cache_of(client)
+    if cache is not None:
+        return cache.history(user_id, lambda: _fetch_rating_history(client, user_id))
+    return _fetch_rating_history(client, user_id)
+
+
+def _fetch_rating_history(client: berserk.Client, user_id: str) -> list[dict[str, Any]]:
     try:
         perfs = client.users.get_rating_history(user_id)
     except (berserk.exceptions.BerserkError, requests.RequestException) as e:
@@ -257,6 +285,13 @@ def open_game_stream(
 
     Errors at request time raise LichessError; a cut mid-stream raises one of STREAM_ERRORS from
     the iterator, and the caller resumes from its cursor."""
+    cache = cache_of(client)
+    if cache is not None:
+        return cache.stream(user_id, since_ms, vs, lambda: _open_game_stream(client, user_id, since_ms, vs))
+    return _open_game_stream(client, user_id, since_ms, vs)
+
+
+def _open_game_stream(client: berserk.Client, user_id: str, since_ms: int | None, vs: str | None) -> Iterator[str]:
     params: dict[str, Any] = {
         "since": since_ms,
         "vs": vs,
