@@ -79,6 +79,7 @@ class FetchStats:
     server_errors: int = 0
     connection_errors: int = 0
     streams_resumed: int = 0
+    league_answered: int = 0  # profiles, histories and streams a league's shared store answered
 
 
 @dataclass(frozen=True)

@@ -32,9 +32,12 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.store import gateway
+
+if TYPE_CHECKING:
+    from pipeline.lichess.client import FetchStats
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +92,15 @@ class LeagueCache:
     time (what it fetches is stored as fetched then), ``fresh`` how old a stored answer may be,
     ``players`` the league's players (whose stale profiles fill a profile request)."""
 
-    def __init__(self, store: Path, now: dt.datetime, fresh: dt.timedelta, players: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        store: Path,
+        now: dt.datetime,
+        fresh: dt.timedelta,
+        players: Iterable[str] = (),
+        stats: FetchStats | None = None,
+    ) -> None:
+        self.stats = stats  # the client's: told of each answer the store gave (``league_answered``)
         self.store = store
         self.now = now
         self.fresh_since = now - fresh
@@ -100,6 +111,11 @@ class LeagueCache:
         self._lock = threading.Lock()
         self._seq = int(gateway.query(self._con, "queries/league_next_seq")["seq"][0])
         self.answered = {"profiles": 0, "histories": 0, "streams": 0}  # what the store answered, not Lichess
+
+    def _answered(self, what: str, n: int) -> None:
+        self.answered[what] += n
+        if self.stats is not None:
+            self.stats.league_answered += n
 
     def close(self) -> None:
         with self._lock:
@@ -131,7 +147,7 @@ class LeagueCache:
             with self._lock, gateway.transaction(self._con):
                 gateway.upsert(self._con, "league_profiles", rows)
             known.update({uid: json.dumps(got[uid]) if uid in got else None for uid in missing})
-        self.answered["profiles"] += len(ids) - len(missing)
+        self._answered("profiles", len(ids) - len(missing))
         return [json.loads(known[i]) for i in ids if known.get(i) is not None]
 
     # ------------------------------------------------------------------ histories
@@ -141,7 +157,7 @@ class LeagueCache:
         with self._lock:
             stored = gateway.query(self._con, "queries/league_history", [user_id, self.fresh_since])
         if stored.height:
-            self.answered["histories"] += 1
+            self._answered("histories", 1)
             return json.loads(stored["payload"][0])
         perfs = fetch()
         row = {"user_id": user_id, "payload": json.dumps(perfs), "fetched_at": self.now}
@@ -164,7 +180,7 @@ class LeagueCache:
             if covered:
                 lines = gateway.query(self._con, "queries/league_stream_lines", [user_id, other, since_ms])
         if covered:
-            self.answered["streams"] += 1
+            self._answered("streams", 1)
             return iter(lines["line"].to_list())
         return self._tee(user_id, since_ms, other, fetch())
 

@@ -115,11 +115,12 @@ def _lichess_client(
     """The run's Lichess client for the block; in a league (``config.league``), reading through the
     league's shared store, which the block holds (pipeline/lichess/league_cache.py)."""
     cache = None
+    stats = client.FetchStats()
     if config.league is not None:
         league = config.league
-        cache = league_cache.LeagueCache(league.store, now, league.fresh, league_players(league))
+        cache = league_cache.LeagueCache(league.store, now, league.fresh, league_players(league), stats)
     try:
-        yield _client(config, base_url, sleep, warn, cache)
+        yield _client(config, base_url, sleep, warn, cache, stats)
     finally:
         if cache is not None:
             log.info("league store %s answered %s", config.league.store if config.league else "", cache.answered)
@@ -141,7 +142,12 @@ def league_players(league: League) -> frozenset[str]:
 
 
 def _client(
-    config: Config, base_url: str, sleep: Callable[[float], None], warn: bool, cache: league_cache.LeagueCache | None
+    config: Config,
+    base_url: str,
+    sleep: Callable[[float], None],
+    warn: bool,
+    cache: league_cache.LeagueCache | None,
+    stats: client.FetchStats,
 ) -> Any:
     token = token_from_env(config)
     if warn and token is None and config.lichess.replay_data is None:
@@ -154,7 +160,7 @@ def _client(
     policy = client.RetryPolicy(
         rate_limit_wait_s=li.rate_limit_wait_s, backoff_s=li.backoff_s, max_retries=li.max_retries
     )
-    return client.make_client(base_url, token, li.timeout_s, policy, sleep=sleep, cache=cache)
+    return client.make_client(base_url, token, li.timeout_s, policy, stats=stats, sleep=sleep, cache=cache)
 
 
 def _ingest_players(

@@ -68,6 +68,11 @@ def test_a_league_stores_what_each_tournament_stores_alone_and_fetches_each_thin
         # the first of the night sends what the tournament alone sends; the second, nothing
         assert one["requests"] == by_itself["requests"] > 0, night
         assert two["requests"] == 0, night
+        # what the second did not ask Lichess, the store answered: every profile, and each history and
+        # stream the first fetched
+        assert one["league_answered"] == 0, night
+        streams_and_histories = by_itself["requests"] - 1  # all but the one POST /api/users
+        assert two["league_answered"] == two["users_loaded"] + streams_and_histories, night
         for key in ("games_fetched", "games_new", "histories_loaded", "users_loaded", "rejected"):
             assert two[key] == by_itself[key], (night, key)
 
