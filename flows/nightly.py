@@ -313,7 +313,7 @@ def _ingest(
             replay_at,
             lambda: ingest_progress(len(inputs.player_ids()), replay_throttle(config)),
         ) as (base_url, progress),
-        lichess_lane(work, base_url, call),
+        lichess_lane(work, call),
     ):
         batches = [
             call(ingest_batch_task, delay_s, work, inputs, base_url, at, players, progress)
@@ -330,17 +330,18 @@ LANE_LEASE_S = 60.0
 renews the lease while the run lives, and frees the slot this long after it stops."""
 
 
-def lichess_lane(config: Config, base_url: str, call: TaskCall) -> contextlib.AbstractContextManager[None]:
+def lichess_lane(config: Config, call: TaskCall) -> contextlib.AbstractContextManager[None]:
     """Under Prefect, the block holds the Prefect global concurrency limits of its Lichess lane (one
-    per server and token: ``pipeline.lichess.lane``) and, in a league, of the league's store, so that
-    no other run of any tournament on any worker sends a request with the same token meanwhile.
-    ``antichess-td serve`` creates the limits; where none exists (a run on Prefect's temporary
-    server) the block runs without waiting. Without Prefect: nothing to take (one process)."""
+    per configured server and token: ``pipeline.lichess.lane``; a tournament served by an in-process
+    replay server takes its configured server's lane all the same) and, in a league, of the league's
+    store, so that no other run of any tournament on any worker sends a request with the same token
+    meanwhile. ``antichess-td serve`` creates the limits; where none exists (a run on Prefect's
+    temporary server) the block runs without waiting. Without Prefect: nothing to take."""
     if call is not through_prefect:
         return contextlib.nullcontext()
     from prefect.concurrency.sync import concurrency
 
-    names = [lane_name(base_url, token_from_env(config))]
+    names = [lane_name(config.lichess.base_url, token_from_env(config))]
     if config.league is not None:
         names.append(store_limit_name(config.league.league_id))
     return concurrency(names, occupy=1, lease_duration=LANE_LEASE_S, strict=False)
