@@ -25,6 +25,16 @@ TokensOpt = Annotated[
     ),
 ]
 
+RecordOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--record",
+        help="Append one NDJSON line per finished request to this file (its lane, method, path, status and "
+        "monotonic start and end; never the token), flushed as each request ends.",
+        dir_okay=False,
+    ),
+]
+
 
 def replay_server(
     data: Annotated[
@@ -57,11 +67,12 @@ def replay_server(
     retry_after_s: Annotated[int, typer.Option(help="Retry-After sent with an injected 429.")] = 60,
     seed: Annotated[int, typer.Option(help="Seed of the fault draws (same seed, same faults).")] = 0,
     tokens: TokensOpt = None,
+    record: RecordOpt = None,
 ) -> None:
     """Serve a recorded Lichess dataset on 127.0.0.1 with the real API's semantics.
 
     Also takes team messages and inbox messages (POST /team/{id}/pm-all, POST /inbox/{name}) with
-    Lichess's scopes and rate limits, and lists what it received at GET /_replay/messages."""
+    Lichess's scopes and rate limits; lists them at GET /_replay/messages, every request answered at /_replay/requests."""
     from pipeline.sim import replay
 
     at = parse_now(now) if now else None
@@ -82,6 +93,7 @@ def replay_server(
         history_needs_token=token_check,
         faults=faults,
         token_scopes=None if tokens is None else replay.read_token_scopes(tokens),
+        record=record,
     )
     _serve(replay.ReplayServer(replay.Dataset.load(data), port=port, now=at, options=options), data)
 
