@@ -110,6 +110,16 @@ def _serve(server: Any, data: Path) -> None:
         server.server_close()
 
 
+LeagueOpt = Annotated[
+    bool,
+    typer.Option(
+        "--league",
+        help="Also write a league (league.toml) of three tournaments sharing players and the Lichess data: the "
+        "TEAM season, a 2-board pairs event and a board-1 individual event, both derived from the season's games.",
+    ),
+]
+
+
 def demo(
     out: Annotated[Path, typer.Option("--out", help="Folder to write the demo tournament into.")],
     seed: Annotated[int, typer.Option("--seed", help="Same seed, byte-identical files.")] = 2026,
@@ -145,6 +155,7 @@ def demo(
             "`antichess-td backfill`): the rated games plus ten times as many of unregistered players.",
         ),
     ] = False,
+    league: LeagueOpt = False,
 ) -> None:
     """Write the demo tournament: a TEAM season and an ACWC 2021 qualification with their Lichess data.
     Writes nothing else (no Prefect home: the first nightly run creates it), so the same options
@@ -166,7 +177,20 @@ def demo(
             f"dumps: {summary['dump_files']} monthly files in {out / 'lichess' / 'dumps'}: "
             f"{summary['dump_games']:,} rated games of the demo's world + {summary['dump_others']:,} of unregistered players"
         )
+    if league:
+        _demo_league(out)
     say(f"run: antichess-td nightly --config {out / 'tournament.toml'}  (and {out / 'acwc' / 'tournament.toml'})")
+
+
+def _demo_league(out: Path) -> None:
+    """``demo --league``: the league demo beside the season just written (pipeline.sim.season.league_demo)."""
+    from pipeline.sim.season.league_demo import write_league
+
+    sizes = write_league(out)
+    say(
+        f"league: {out / 'league.toml'}: the season, its pairs event ({sizes['pairs_teams']} teams of 2) and "
+        f"its board-1 event ({sizes['board1_players']} players), derived from the season's games"
+    )
 
 
 def _demo_sizes(
