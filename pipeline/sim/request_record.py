@@ -32,7 +32,7 @@ class RequestRecord:
     lane: str
     method: str
     path: str  # without the query string
-    status: int
+    status: int  # 0: the request ended before an answer was sent (the client hung up)
     start_ns: int
     end_ns: int
     started_at_ms: int  # wall clock, ms since the epoch

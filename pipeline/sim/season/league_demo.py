@@ -186,9 +186,16 @@ def _common(season: Config, stage: Stage) -> dict[str, str]:
     }
 
 
-def _other(row: dict[str, str], key: str) -> tuple[str, ...]:
-    """A pairings row's window columns, when it has them (kept as the season wrote them)."""
-    return tuple(row.get(k) or "" for k in ("window_start", "window_end")) if key in row else ()
+WINDOW = ("window_start", "window_end")  # pairings.csv's optional columns, kept as the season wrote them
+
+
+def _pairings_header(pairings: list[dict[str, str]]) -> tuple[str, ...]:
+    return ("stage", "round", "a", "b") + (WINDOW if pairings and WINDOW[0] in pairings[0] else ())
+
+
+def _window(row: dict[str, str]) -> tuple[str, ...]:
+    """A pairings row's window columns, when the file has them."""
+    return tuple(row.get(k) or "" for k in WINDOW) if WINDOW[0] in row else ()
 
 
 def _write_pairs(
@@ -203,15 +210,13 @@ def _write_pairs(
             for new_board, board in enumerate(boards, 1):
                 r = by_board[board]
                 teams.append((f"{team} {half}", r["player"], new_board, r["title"], "yes" if new_board == 1 else ""))
-    windows = "window_start" in (pairings[0] if pairings else {})
-    header = ("stage", "round", "a", "b") + (("window_start", "window_end") if windows else ())
     rows = []
     for p in pairings:
         for half in halves:
             b = f"{p['b']} {half}" if p["b"] else ""
-            rows.append((p["stage"], p["round"], f"{p['a']} {half}", b, *_other(p, "window_start")))
+            rows.append((p["stage"], p["round"], f"{p['a']} {half}", b, *_window(p)))
     write_csv(folder / "teams.csv", ("team", "player", "board", "title", "captain"), teams)
-    write_csv(folder / "pairings.csv", header, rows)
+    write_csv(folder / "pairings.csv", _pairings_header(pairings), rows)
     write_csv(folder / "overrides.csv", ("stage", "round", "subject", "action", "value", "reason"), [])
     (folder / "tournament.toml").write_text(PAIRS_TOML.format(**_common(season, stage)), encoding="utf-8")
     return len(rosters) * len(halves)
@@ -223,14 +228,9 @@ def _write_board1(
     """board1/: the board-1 players (no seed rating: the event seeds as its config says), their
     pairings and tournament.toml with the season's match format."""
     first = {team: next(r["player"] for r in members if r["board"] == "1") for team, members in rosters.items()}
-    windows = "window_start" in (pairings[0] if pairings else {})
-    header = ("stage", "round", "a", "b") + (("window_start", "window_end") if windows else ())
-    rows = [
-        (p["stage"], p["round"], first[p["a"]], first[p["b"]] if p["b"] else "", *_other(p, "window_start"))
-        for p in pairings
-    ]
+    rows = [(p["stage"], p["round"], first[p["a"]], first[p["b"]] if p["b"] else "", *_window(p)) for p in pairings]
     write_csv(folder / "players.csv", ("player", "seed_rating"), [(name, "") for name in first.values()])
-    write_csv(folder / "pairings.csv", header, rows)
+    write_csv(folder / "pairings.csv", _pairings_header(pairings), rows)
     reg = season.registration_at
     assert reg is not None  # _common checks it
     e = season.eligibility
