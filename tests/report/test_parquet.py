@@ -11,8 +11,10 @@ from the skeleton's games.ndjson and make_dataset.py's table.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from kits.skeleton_kit import SKELETON, copy_skeleton, run_skeleton
+from kits.skeleton_kit import ROOT, SKELETON, copy_skeleton, run_skeleton
+from pipeline.domain import open_database
+from pipeline.lichess.client import parse_game
 from pipeline.stages import export
 
 LICHESS = [
@@ -217,3 +221,41 @@ def test_the_same_data_gives_the_same_bytes(exported: tuple[Any, list[Path]], ga
     meta = pq.read_metadata(games)
     assert set(meta.metadata) == {b"ARROW:schema"}
     assert meta.created_by.startswith("parquet-cpp-arrow version ")
+
+
+def docs_query() -> str:
+    """The SQL of the TD guide's Games as Parquet example (its Python block reading games.parquet
+    beside Lichess's files on Hugging Face)."""
+    text = (ROOT / "docs" / "td-guide.md").read_text(encoding="utf-8")
+    [block] = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "games.parquet" in b and "hf://" in b]
+    found = re.search(r'duckdb\.sql\("""(.*?)"""\)', block, re.S)
+    assert found is not None
+    return found.group(1)
+
+
+def test_the_docs_query_joins_ours_with_a_month_of_lichess_s(games: Path, tmp_path: Path) -> None:
+    """The TD guide's join, run on a local stand-in for a month of Lichess's files (the skeleton's
+    rated antichess games of March 2026, in the 16 columns): Swiss round 1's eight players and each
+    of their games that month not in round 1 (by hand: every game but Early001, of February, the
+    casual R1ab1s06 and the round-1 games R1*), once per player of it."""
+    lichess = [
+        parse_game(g)
+        for g in map(json.loads, (SKELETON / "lichess" / "games.ndjson").read_text(encoding="utf-8").splitlines())
+    ]
+    month = [
+        open_database.game_columns(dataclasses.asdict(g))
+        for g in lichess
+        if g.rated and g.variant == "antichess" and g.created_at.month == 3
+    ]
+    local = tmp_path / "train-00000-of-00001.parquet"
+    pq.write_table(pa.Table.from_pylist(month, schema=pa.schema(LICHESS)), local)
+    sql = docs_query()
+    hf = re.search(r"'hf://[^']*'", sql)
+    assert hf is not None and "'out/exports/games.parquet'" in sql
+    sql = sql.replace(hf.group(0), f"'{local}'").replace("'out/exports/games.parquet'", f"'{games}'")
+    rows = duckdb.sql(sql).fetchall()
+    others = {g.game_id for g in lichess if g.rated and g.created_at.month == 3 and not g.game_id.startswith("R1")}
+    assert len(others) == 17
+    assert Counter(r[1].rsplit("/", 1)[1] for r in rows) == dict.fromkeys(others, 2)
+    assert all(player in (white, black) for player, _, white, black, *_ in rows)
+    assert {r[0] for r in rows} == {"Alice", "Amir", "Bob", "Bea", "Gus", "Gia", "Dan", "Dee"}
