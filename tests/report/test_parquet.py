@@ -259,3 +259,14 @@ def test_the_docs_query_joins_ours_with_a_month_of_lichess_s(games: Path, tmp_pa
     assert Counter(r[1].rsplit("/", 1)[1] for r in rows) == dict.fromkeys(others, 2)
     assert all(player in (white, black) for player, _, white, black, *_ in rows)
     assert {r[0] for r in rows} == {"Alice", "Amir", "Bob", "Bea", "Gus", "Gia", "Dan", "Dee"}
+
+
+def test_before_any_game_the_file_has_the_columns_and_no_rows(tmp_path: Path) -> None:
+    """Written always: before the first scored game it holds the schema and no rows, so a script
+    reading it every night never meets a missing file."""
+    from pipeline.report.parquet import write_games_parquet
+
+    path = tmp_path / "games.parquet"
+    assert write_games_parquet(path, []) == 0
+    assert schema_problems(path) == []
+    assert duckdb.sql("SELECT count(*) FROM read_parquet($p)", params={"p": str(path)}).fetchall() == [(0,)]
