@@ -1,4 +1,4 @@
-"""One Lichess lane per token (issue 38 item 2; flows.nightly.lichess_lane): under Prefect, two runs
+"""One Lichess lane per token (flows.nightly.lichess_lane; docs/td-guide.md, Running a league): under Prefect, two runs
 whose tournaments use the same server and token never hold the lane at once, whichever process or
 worker they run in, while runs with different tokens do not wait for each other. The limits are
 real Prefect global concurrency limits on the tests' Prefect server, created as ``serve`` creates

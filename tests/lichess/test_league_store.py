@@ -1,4 +1,4 @@
-"""A league's shared Lichess store (DESIGN 11, issue 38 item 3; pipeline/lichess/league_cache.py):
+"""A league's shared Lichess store (pipeline/lichess/league_cache.py; docs/ingestion.md):
 two tournaments of a league that share every player store, night after night, exactly what the
 tournament stores alone, and the second to run in a night sends Lichess nothing the first fetched.
 Also: a stream cut mid-way keeps what arrived but covers nothing, and answers older than
