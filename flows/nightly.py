@@ -41,6 +41,8 @@ record of the flow run failed: the caller reports the run as the body did).
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import datetime as dt
 import logging
 import time
@@ -57,11 +59,13 @@ from pipeline.domain.attention_items import Item
 from pipeline.domain.findings import Finding
 from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
+from pipeline.inputs.league import league_from_parameter
 from pipeline.lichess.ingest_report import IngestReport, merge_reports
+from pipeline.lichess.lane import lane_name, store_limit_name
 from pipeline.model import Config
 from pipeline.progress import IngestProgress, ingest_progress, replay_throttle, verify_progress
 from pipeline.stages import attention, audit, context, export, notify, record, score, site
-from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches, session, taken
+from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches, session, taken, token_from_env
 from pipeline.stages.refresh import (
     close_unchanged,
     closing_rounds,
@@ -223,15 +227,20 @@ def run_nightly(
     dry_run: bool = False,
     refresh: bool = False,
     handover: Handover | None = None,
+    league: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The nightly run, whoever calls its tasks (see the module docstring); ``without_prefect``:
     why Prefect is not used (recorded as the ``start`` stage's counts and a warning); ``dry_run``:
     the notifications are shown, not sent; ``refresh``: a refresh run (pipeline/stages/refresh.py:
     only on a closing day, histories once a day, and nothing published when nothing is new);
-    ``handover``: told that the body started, and its result."""
+    ``handover``: told that the body started, and its result; ``league``: the league the tournament
+    is run in (``pipeline.inputs.league.league_parameter``): its ingest reads through the league's
+    shared store and takes the league's Prefect limits (:func:`lichess_lane`)."""
     if handover is not None:
         handover.started = True
     config = load_config(Path(config_path))
+    if league is not None:
+        config = dataclasses.replace(config, league=league_from_parameter(league))
     at = dt.datetime.fromisoformat(now.replace("Z", "+00:00")) if now else dt.datetime.now(dt.UTC)
     with record.recorded(config, "refresh" if refresh else "nightly", at, flow_run_id=flow_run_id) as run:
         if without_prefect is not None:
@@ -296,13 +305,16 @@ def _ingest(
     for it), then the casual-game searches, under one progress display; returns its summary."""
     run.stage("ingest")
     delay_s = retry_delay_s(config)
-    with session(
-        work,
-        inputs,
-        at,
-        replay_at,
-        lambda: ingest_progress(len(inputs.player_ids()), replay_throttle(config)),
-    ) as (base_url, progress):
+    with (
+        session(
+            work,
+            inputs,
+            at,
+            replay_at,
+            lambda: ingest_progress(len(inputs.player_ids()), replay_throttle(config)),
+        ) as (base_url, progress),
+        lichess_lane(work, call),
+    ):
         batches = [
             call(ingest_batch_task, delay_s, work, inputs, base_url, at, players, progress)
             for players in player_batches(inputs)
@@ -311,6 +323,28 @@ def _ingest(
     ingested = merge_reports([*batches, watched]).summary()
     run.done("ingest", record.ingest_counts(ingested), requests=ingested["requests"], warnings=ingested["warnings"])
     return ingested
+
+
+LANE_LEASE_S = 60.0
+"""How long a lane's slot outlives a run that stopped renewing it (its process died): Prefect
+renews the lease while the run lives, and frees the slot this long after it stops."""
+
+
+def lichess_lane(config: Config, call: TaskCall) -> contextlib.AbstractContextManager[None]:
+    """Under Prefect, the block holds the Prefect global concurrency limits of its Lichess lane (one
+    per configured server and token: ``pipeline.lichess.lane``; a tournament served by an in-process
+    replay server takes its configured server's lane all the same) and, in a league, of the league's
+    store, so that no other run of any tournament on any worker sends a request with the same token
+    meanwhile. ``antichess-td serve`` creates the limits; where none exists (a run on Prefect's
+    temporary server) the block runs without waiting. Without Prefect: nothing to take."""
+    if call is not through_prefect:
+        return contextlib.nullcontext()
+    from prefect.concurrency.sync import concurrency
+
+    names = [lane_name(config.lichess.base_url, token_from_env(config))]
+    if config.league is not None:
+        names.append(store_limit_name(config.league.league_id))
+    return concurrency(names, occupy=1, lease_duration=LANE_LEASE_S, strict=False)
 
 
 def _publish(
@@ -350,23 +384,39 @@ def nightly(
     dry_run: bool = False,
     refresh: bool = False,
     handover: Handover | None = None,
+    league: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything, in order. ``now`` (UTC ISO-8601) replays the season as it stood then;
     ``dry_run`` shows the notifications instead of sending them; ``refresh``: a refresh run (the
     closing-day schedule: pipeline/stages/refresh.py); ``handover``: the caller's
-    (:class:`Handover`), None for a deployment's runs."""
+    (:class:`Handover`), None for a deployment's runs; ``league``: the league it runs in
+    (``pipeline.inputs.league.league_parameter``), None for a tournament alone."""
     return run_nightly(
-        config_path, now, through_prefect, _flow_run_id(), dry_run=dry_run, refresh=refresh, handover=handover
+        config_path,
+        now,
+        through_prefect,
+        _flow_run_id(),
+        dry_run=dry_run,
+        refresh=refresh,
+        handover=handover,
+        league=league,
     )
 
 
 def nightly_without_prefect(
-    config_path: str, now: str | None, reason: str, dry_run: bool = False, refresh: bool = False
+    config_path: str,
+    now: str | None,
+    reason: str,
+    dry_run: bool = False,
+    refresh: bool = False,
+    league: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The same run as the ``nightly`` flow, without Prefect: no flow run (``flow_run_id`` None),
     the tasks' functions called in order with the same retries; ``reason`` (why Prefect's server
     is unavailable) goes to the run's warnings and to ``runs.counts.start``."""
-    return run_nightly(config_path, now, as_functions, None, without_prefect=reason, dry_run=dry_run, refresh=refresh)
+    return run_nightly(
+        config_path, now, as_functions, None, without_prefect=reason, dry_run=dry_run, refresh=refresh, league=league
+    )
 
 
 def deployment_options(config: Config, config_path: Path, league: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -356,6 +356,9 @@ class Config:
     site: Site = Site()
     attention: Attention = Attention()
     notify: Notify = Notify()
+    # not a tournament.toml key: a run of a league (``serve --league``, ``nightly --league``) sets it,
+    # and the ingest reads through the league's shared store (pipeline/lichess/league_cache.py)
+    league: League | None = None
 
     @property
     def pairings_announced_at(self) -> dt.datetime | None:

@@ -160,6 +160,7 @@ def ingest_summary(report: dict[str, Any], per_player: bool) -> list[str]:
         f"{report['histories_unchanged']} unchanged"
         + (f" / {report['histories_kept']} kept from earlier today" if report.get("histories_kept") else "")
         + f"; game streams {report['streams_unchanged']} unchanged"
+        + (f"; {report['league_answered']} answered by the league's store" if report.get("league_answered") else "")
     )
     earlier = report["games_distinct"] - report["games_new"]  # distinct games that were stored before this run
     lines.append(

@@ -1,5 +1,5 @@
-"""What the commands share: the options they spell alike (``--config``, ``--now``, ``--dry-run``,
-``--refresh``), ``--now`` read as a UTC time, and a summary line said on stdout and in the log file."""
+"""What the commands share: the options they spell alike (``--config``, ``--now``, ``--league``,
+``--dry-run``, ``--refresh``), ``--now`` read as a UTC time, and a summary line said on stdout and in the log file."""
 
 from __future__ import annotations
 
@@ -17,6 +17,15 @@ NowOpt = Annotated[
     str | None,
     typer.Option(
         "--now", help="Replay as of this UTC time (ISO-8601, e.g. 2026-10-06T03:00:00Z). Default: the real time."
+    ),
+]
+
+LeagueOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--league",
+        help="The league.toml the tournament is run in: its ingest reads through the league's shared Lichess store.",
+        dir_okay=False,
     ),
 ]
 

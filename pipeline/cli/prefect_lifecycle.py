@@ -100,7 +100,13 @@ def _warm_up() -> None:
 
 
 def run_flow(
-    config: Path, now: str | None, dry_run: bool, refresh: bool, home: Path, early: prefect_env.TemporaryServer | None
+    config: Path,
+    now: str | None,
+    dry_run: bool,
+    refresh: bool,
+    home: Path,
+    early: prefect_env.TemporaryServer | None,
+    league: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The nightly flow's run (``flows.nightly``) and its result: under Prefect when its server can
     serve it (:func:`unavailable_reason`, `home` and `early` as there), else without Prefect, with
@@ -116,7 +122,12 @@ def run_flow(
         try:
             with prefect_env.flow_run_settings():
                 return flows.nightly.nightly(
-                    config_path=str(config), now=now, dry_run=dry_run, refresh=refresh, handover=handover
+                    config_path=str(config),
+                    now=now,
+                    dry_run=dry_run,
+                    refresh=refresh,
+                    handover=handover,
+                    league=league,
                 )
         except Exception as e:
             server = _prefect_server_of(e)
@@ -133,7 +144,9 @@ def run_flow(
                 raise
             log.info("Prefect failed before the flow started", exc_info=e, extra={"file_only": True})
             unavailable = f"Prefect could not start the flow ({_first_line(e)})"
-    return flows.nightly.nightly_without_prefect(str(config), now, unavailable, dry_run=dry_run, refresh=refresh)
+    return flows.nightly.nightly_without_prefect(
+        str(config), now, unavailable, dry_run=dry_run, refresh=refresh, league=league
+    )
 
 
 def _prefect_server_of(e: BaseException) -> str | None:

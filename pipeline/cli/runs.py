@@ -9,6 +9,7 @@ on the ``antichess-td`` app by ``pipeline.cli.app``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from pipeline.cli import console
-from pipeline.cli.options import ConfigOpt, DryRunOpt, NowOpt, RefreshOpt, parse_now, say
+from pipeline.cli.options import ConfigOpt, DryRunOpt, LeagueOpt, NowOpt, RefreshOpt, parse_now, say
 from pipeline.cli.prefect_lifecycle import early_server, ingest_head_start, run_flow
 from pipeline.cli.signals import stopper
 from pipeline.errors import InputError
@@ -25,7 +26,13 @@ from pipeline.inputs.config import load_config
 from pipeline.model import Config
 
 
-def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False, refresh: RefreshOpt = False) -> None:
+def nightly(
+    config: ConfigOpt,
+    now: NowOpt = None,
+    dry_run: DryRunOpt = False,
+    refresh: RefreshOpt = False,
+    league: LeagueOpt = None,
+) -> None:
     """Everything, in order, as a Prefect flow: ingest, link and score, rank, audit, export, publish.
 
     Writes the working database only; replaces the published database (paths.database) at the
@@ -33,8 +40,9 @@ def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False, r
     one that does not answer, or Prefect's temporary server cannot start), the same run goes on
     without Prefect, with one warning (recorded in runs). With --refresh, a run on a day no round
     window closes ends at once, and one that finds nothing new publishes nothing (docs/td-guide.md,
-    "The closing day")."""
-    cfg = load_config(config)
+    "The closing day"). With --league, the run is one of that league's (docs/td-guide.md, Running
+    a league)."""
+    cfg, in_league = _in_league(load_config(config), league)
     at = parse_now(now)
     if refresh and _refresh_idle(cfg, at):
         return
@@ -50,7 +58,7 @@ def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False, r
         ingest_head_start(run, inputs, now, refresh),
     ):
         run.stage("start")
-        result = run_flow(config, now, dry_run, refresh, home, early[0] if early else None)
+        result = run_flow(config, now, dry_run, refresh, home, early[0] if early else None, in_league)
     from pipeline.stages import record
 
     if "refresh" in result:  # a refresh that found nothing new: nothing audited, exported or published
@@ -63,6 +71,19 @@ def nightly(config: ConfigOpt, now: NowOpt = None, dry_run: DryRunOpt = False, r
     if "attention" in result:
         say(result["attention"])  # needs you: N (M new), just above the run's own last line
     say(record.summary_line(result["run_id"], cfg.paths.database))
+
+
+def _in_league(cfg: Config, league: Path | None) -> tuple[Config, dict[str, Any] | None]:
+    """The tournament's config in the league of `league` (None: alone), and the league as the flow's
+    parameter; a league that does not list the tournament is bad input."""
+    if league is None:
+        return cfg, None
+    from pipeline.inputs.league import league_parameter, load_league
+
+    loaded = load_league(league)
+    if cfg.path.resolve() not in loaded.configs:
+        raise InputError(league, "key 'league.tournaments'", f"expected {cfg.path} among the league's tournaments")
+    return dataclasses.replace(cfg, league=loaded), league_parameter(loaded)
 
 
 def _refresh_idle(cfg: Config, at: dt.datetime) -> bool:

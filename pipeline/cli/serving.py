@@ -35,7 +35,7 @@ ConfigsOpt = Annotated[
         metavar="<file>",
     ),
 ]
-LeagueOpt = Annotated[
+ServedLeagueOpt = Annotated[
     Path | None,
     typer.Option("--league", help="A league.toml listing the tournaments (instead of --config).", dir_okay=False),
 ]
@@ -71,7 +71,7 @@ def tournaments(config: list[Path] | None, league: Path | None) -> Served:
 
 def serve(
     config: ConfigsOpt = None,
-    league: LeagueOpt = None,
+    league: ServedLeagueOpt = None,
     pool: Annotated[
         str | None,
         typer.Option(
@@ -143,7 +143,7 @@ def _deployment_line(cfg: Config, api: str, pool: str | None) -> str:
 
 def status(
     config: ConfigsOpt = None,
-    league: LeagueOpt = None,
+    league: ServedLeagueOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object for scripts.")] = False,
 ) -> None:
     """Each tournament's last run (when, how it ended) from its published database, what needs the

@@ -25,6 +25,16 @@ TokensOpt = Annotated[
     ),
 ]
 
+RecordOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--record",
+        help="Append one NDJSON line per finished request to this file (its lane, method, path, status and "
+        "monotonic start and end; never the token), flushed as each request ends.",
+        dir_okay=False,
+    ),
+]
+
 
 def replay_server(
     data: Annotated[
@@ -57,11 +67,12 @@ def replay_server(
     retry_after_s: Annotated[int, typer.Option(help="Retry-After sent with an injected 429.")] = 60,
     seed: Annotated[int, typer.Option(help="Seed of the fault draws (same seed, same faults).")] = 0,
     tokens: TokensOpt = None,
+    record: RecordOpt = None,
 ) -> None:
     """Serve a recorded Lichess dataset on 127.0.0.1 with the real API's semantics.
 
     Also takes team messages and inbox messages (POST /team/{id}/pm-all, POST /inbox/{name}) with
-    Lichess's scopes and rate limits, and lists what it received at GET /_replay/messages."""
+    Lichess's scopes and rate limits; lists them at GET /_replay/messages, every request answered at /_replay/requests."""
     from pipeline.sim import replay
 
     at = parse_now(now) if now else None
@@ -82,6 +93,7 @@ def replay_server(
         history_needs_token=token_check,
         faults=faults,
         token_scopes=None if tokens is None else replay.read_token_scopes(tokens),
+        record=record,
     )
     _serve(replay.ReplayServer(replay.Dataset.load(data), port=port, now=at, options=options), data)
 
@@ -96,6 +108,16 @@ def _serve(server: Any, data: Path) -> None:
         pass
     finally:
         server.server_close()
+
+
+LeagueOpt = Annotated[
+    bool,
+    typer.Option(
+        "--league",
+        help="Also write a league (league.toml) of three tournaments sharing players and the Lichess data: the "
+        "TEAM season, a 2-board pairs event and a board-1 individual event, both derived from the season's games.",
+    ),
+]
 
 
 def demo(
@@ -133,6 +155,7 @@ def demo(
             "`antichess-td backfill`): the rated games plus ten times as many of unregistered players.",
         ),
     ] = False,
+    league: LeagueOpt = False,
 ) -> None:
     """Write the demo tournament: a TEAM season and an ACWC 2021 qualification with their Lichess data.
     Writes nothing else (no Prefect home: the first nightly run creates it), so the same options
@@ -154,7 +177,20 @@ def demo(
             f"dumps: {summary['dump_files']} monthly files in {out / 'lichess' / 'dumps'}: "
             f"{summary['dump_games']:,} rated games of the demo's world + {summary['dump_others']:,} of unregistered players"
         )
+    if league:
+        _demo_league(out)
     say(f"run: antichess-td nightly --config {out / 'tournament.toml'}  (and {out / 'acwc' / 'tournament.toml'})")
+
+
+def _demo_league(out: Path) -> None:
+    """``demo --league``: the league demo beside the season just written (pipeline.sim.season.league_demo)."""
+    from pipeline.sim.season.league_demo import write_league
+
+    sizes = write_league(out)
+    say(
+        f"league: {out / 'league.toml'}: the season, its pairs event ({sizes['pairs_teams']} teams of 2) and "
+        f"its board-1 event ({sizes['board1_players']} players), derived from the season's games"
+    )
 
 
 def _demo_sizes(

@@ -30,7 +30,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 import berserk
@@ -38,6 +38,9 @@ import berserk.formats
 import requests
 
 from pipeline.errors import LichessError
+
+if TYPE_CHECKING:
+    from pipeline.lichess.league_cache import LeagueCache
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +79,7 @@ class FetchStats:
     server_errors: int = 0
     connection_errors: int = 0
     streams_resumed: int = 0
+    league_answered: int = 0  # profiles, histories and streams a league's shared store answered
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,7 @@ class _Session(requests.Session):
     ) -> None:
         super().__init__()
         self.timeout_s = timeout_s
+        self.cache: LeagueCache | None = None  # a league's shared store, read through (make_client)
         self.policy = policy
         self.stats = stats
         self.sleep = sleep
@@ -189,9 +194,19 @@ def make_client(
     policy: RetryPolicy | None = None,
     stats: FetchStats | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    cache: LeagueCache | None = None,
 ) -> berserk.Client:
+    """A berserk client on our session (timeouts, retries, the token); with `cache`, profiles,
+    histories and game streams read through a league's shared store (pipeline/lichess/league_cache.py)."""
     session = _Session(token, timeout_s, policy or RetryPolicy(), stats if stats is not None else FetchStats(), sleep)
+    session.cache = cache
     return berserk.Client(session=session, base_url=base_url.rstrip("/"))
+
+
+def cache_of(client: berserk.Client) -> LeagueCache | None:
+    """The league store the client reads through, if any."""
+    session = client.games._r.session
+    return session.cache if isinstance(session, _Session) else None
 
 
 def stats_of(client: berserk.Client) -> FetchStats:
@@ -229,6 +244,13 @@ def _wrap(what: str, e: Exception) -> LichessError:
 def fetch_users(client: berserk.Client, user_ids: Iterable[str]) -> list[dict[str, Any]]:
     """Profiles of the given ids through POST /api/users, in chunks of 300 (Lichess drops the rest)."""
     ids = list(dict.fromkeys(u.lower() for u in user_ids))
+    cache = cache_of(client)
+    if cache is not None:
+        return cache.users(ids, lambda asked: _fetch_users(client, asked))
+    return _fetch_users(client, ids)
+
+
+def _fetch_users(client: berserk.Client, ids: list[str]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for i in range(0, len(ids), USERS_PER_REQUEST):
         chunk = ids[i : i + USERS_PER_REQUEST]
@@ -241,6 +263,13 @@ def fetch_users(client: berserk.Client, user_ids: Iterable[str]) -> list[dict[st
 
 def fetch_rating_history(client: berserk.Client, user_id: str) -> list[dict[str, Any]]:
     """GET /api/user/{id}/rating-history, in wire form (points as [year, month0, day, rating])."""
+    cache = cache_of(client)
+    if cache is not None:
+        return cache.history(user_id, lambda: _fetch_rating_history(client, user_id))
+    return _fetch_rating_history(client, user_id)
+
+
+def _fetch_rating_history(client: berserk.Client, user_id: str) -> list[dict[str, Any]]:
     try:
         perfs = client.users.get_rating_history(user_id)
     except (berserk.exceptions.BerserkError, requests.RequestException) as e:
@@ -257,6 +286,13 @@ def open_game_stream(
 
     Errors at request time raise LichessError; a cut mid-stream raises one of STREAM_ERRORS from
     the iterator, and the caller resumes from its cursor."""
+    cache = cache_of(client)
+    if cache is not None:
+        return cache.stream(user_id, since_ms, vs, lambda: _open_game_stream(client, user_id, since_ms, vs))
+    return _open_game_stream(client, user_id, since_ms, vs)
+
+
+def _open_game_stream(client: berserk.Client, user_id: str, since_ms: int | None, vs: str | None) -> Iterator[str]:
     params: dict[str, Any] = {
         "since": since_ms,
         "vs": vs,
@@ -436,56 +472,3 @@ def parse_game(g: dict[str, Any]) -> GameRow:
         pgn=g.get("pgn"),
         url=f"https://lichess.org/{gid}",
     )
-
-
-# --------------------------------------------------------------------------- messages
-
-MessageStatus = Literal["sent", "refused", "limited", "failed", "unknown"]
-
-
-@dataclass(frozen=True)
-class MessageAnswer:
-    """What Lichess answered a message: ``sent`` (2xx); ``refused`` (4xx but 429: a missing scope,
-    not the team's leader, an unknown player; ``error`` says Lichess's words); ``limited`` (429
-    after the wait); ``failed`` (not delivered: no connection, a 5xx); ``unknown`` (the answer was
-    lost after the message went out: it may have arrived)."""
-
-    status: MessageStatus
-    answer: str  # e.g. "HTTP 200", "HTTP 403: Missing scope: msg:write", "ConnectTimeout"
-    http_status: int | None = None
-
-
-def post_team_message(client: berserk.Client, team_id: str, text: str) -> MessageAnswer:
-    """``POST /team/{team_id}/pm-all`` with the form field ``message`` (needs ``team:lead``)."""
-    return send_message(client, f"/team/{team_id}/pm-all", {"message": text})
-
-
-def send_inbox_message(client: berserk.Client, username: str, text: str) -> MessageAnswer:
-    """``POST /inbox/{username}`` with the form field ``text`` (needs ``msg:write``)."""
-    return send_message(client, f"/inbox/{username}", {"text": text})
-
-
-def send_message(client: berserk.Client, path: str, form: dict[str, str]) -> MessageAnswer:
-    try:
-        client.games._r.post(path, data=form, fmt=berserk.formats.JSON)
-    except berserk.exceptions.ResponseError as e:
-        code = e.status_code
-        said = e.cause.get("error") if isinstance(e.cause, dict) else None
-        answer = f"HTTP {code}: {said}" if said else f"HTTP {code}"
-        if code == 429:
-            return MessageAnswer("limited", answer, code)
-        if code >= 500:
-            return MessageAnswer("failed", answer, code)
-        return MessageAnswer("refused", answer, code)
-    except berserk.exceptions.ApiError as e:
-        cause = e.error
-        return MessageAnswer("failed" if never_sent(cause) else "unknown", type(cause).__name__)
-    return MessageAnswer("sent", "HTTP 200", 200)
-
-
-def never_sent(e: BaseException) -> bool:
-    """Whether a request that failed with ``e`` surely never reached the server (no connection
-    was made), rather than losing its answer."""
-    if isinstance(e, requests.ConnectTimeout):
-        return True
-    return isinstance(e, requests.ConnectionError) and "Failed to establish a new connection" in str(e)

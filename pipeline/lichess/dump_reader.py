@@ -301,7 +301,8 @@ def dump_status(termination: str, winner: Winner | None, sans: list[str]) -> str
     Normal ← mate, resign, stalemate, draw, variantEnd; Time forfeit ← outoftime, timeout;
     Abandoned ← aborted, noStart; Rules infraction ← cheat; Unknown ← unknownFinish;
     Insufficient material ← insufficientMaterialClaim; Unterminated ← created, started, which
-    :func:`parse_dump_game` refuses before this).
+    :func:`parse_dump_game` refuses before this). The other way, status → Termination, is
+    ``TERMINATION_OF_STATUS`` in pipeline/domain/open_database.py (games.parquet writes it).
 
     Normal: a draw is ``draw``; a win is ``variantEnd`` when the loser captured all 16 of the
     winner's pieces (the antichess goal), else ``resign`` — a win by stalemate (the winner still

@@ -49,6 +49,7 @@ class IngestReport:
     rate_limited: int = 0
     waited_429_s: float = 0.0
     streams_resumed: int = 0
+    league_answered: int = 0  # profiles, histories and streams the league's shared store answered, not Lichess
     refetched: int = 0  # games queued by a backfill (refetch_games), fetched by id and stored
     refetch_ongoing: int = 0  # of those asked for: still being played (they stay queued)
     refetch_missing: int = 0  # of those asked for: not returned by Lichess (kept in rejected_records)
@@ -130,6 +131,7 @@ _COUNTERS = (
     "rate_limited",
     "waited_429_s",
     "streams_resumed",
+    "league_answered",
     "refetched",
     "refetch_ongoing",
     "refetch_missing",

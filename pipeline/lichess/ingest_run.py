@@ -176,7 +176,7 @@ def read_cursors(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], dict[s
     }
 
 
-COUNTED = ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed")
+COUNTED = ("requests", "retries", "rate_limited", "waited_429_s", "streams_resumed", "league_answered")
 """The client's counters a report takes over: what the run added to them."""
 
 

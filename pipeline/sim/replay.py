@@ -40,6 +40,16 @@ Messages (docs/td-guide.md, Your week), as lila answers them:
   ``ReplayServer.messages`` and served by ``GET /_replay/messages`` (a JSON list of ``{endpoint,
   to, text, at}``; never the token), so tests read what Lichess would have received.
 
+The request record (``pipeline.sim.request_record``): every request the server answers leaves a
+``RequestRecord`` — its lane (``pipeline.lichess.lane.lane_name`` of the server's base URL and the
+request's bearer token; no Authorization header: the anonymous lane; never the token), method,
+path without the query, status, and its interval on the monotonic clock, from the request line
+read to the last byte written (a game stream's end is when the throttled stream finished). Read
+them with ``ReplayServer.requests()``, ``GET /_replay/requests`` (a JSON list), or as NDJSON lines
+appended to ``ReplayOptions.record`` (``replay-server --record FILE``, one flushed line per
+finished request), so a test can check that one token's requests never overlap
+(``find_overlaps``). The server's own ``/_replay/...`` requests are not recorded.
+
 ``now`` serves the world as it stood then: games created by then (those that ended later are
 still being played: exported only with ``ongoing=true``, as ``started`` without a result),
 profiles counting only the rated games finished by then, rating-history points of the days
@@ -80,6 +90,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from pipeline.errors import InputError
 from pipeline.lichess import ndjson
+from pipeline.lichess.lane import lane_name
+from pipeline.sim.request_record import RequestRecord
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +247,7 @@ class ReplayOptions:
     pm_all_per_week: int = 8  # lila's TeamPm: 8 team messages per team in 7 days
     inbox_per_minute: int = 20  # inbox messages per token in a minute
     limit_retry_after_s: int = 60  # Retry-After of a message refused by a rate limit (Lichess: wait a minute)
+    record: Path | None = None  # append each finished request's RequestRecord to this file as an NDJSON line
 
 
 class ReplayServer(ThreadingHTTPServer):
@@ -259,7 +272,33 @@ class ReplayServer(ThreadingHTTPServer):
         self.messages: list[dict[str, Any]] = []  # every message accepted (GET /_replay/messages)
         self._sent_at: dict[str, list[float]] = {}  # rate-limit key -> monotonic times of accepted messages
         self._rated_ends = _rated_antichess_ends(dataset)
+        self._records: list[RequestRecord] = []  # every request answered (GET /_replay/requests)
         super().__init__((HOST, port), _Handler)
+        # opened once the port is bound, so a server that cannot start leaves no file open
+        self._record_file = (
+            None if self.options.record is None else Path(self.options.record).open("a", encoding="utf-8")
+        )
+
+    def server_close(self) -> None:
+        super().server_close()
+        with self.lock:
+            if self._record_file is not None:
+                self._record_file.close()
+                self._record_file = None
+
+    def record(self, r: RequestRecord) -> None:
+        """Keep a finished request's record; with ``options.record``, append it to the file as one
+        NDJSON line, flushed (one write per line, so several servers may append to one file)."""
+        with self.lock:
+            self._records.append(r)
+            if self._record_file is not None:
+                self._record_file.write(json.dumps(r.as_json()) + "\n")
+                self._record_file.flush()
+
+    def requests(self) -> list[RequestRecord]:
+        """The records of the requests answered so far, in the order they finished."""
+        with self.lock:
+            return list(self._records)
 
     @property
     def base_url(self) -> str:
@@ -401,6 +440,51 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's name
         log.debug("replay %s", format % args)
 
+    # -- the request record
+    _began: tuple[int, int] | None = None  # (monotonic ns, wall ms) when the request line was read
+    _status = 0
+
+    def parse_request(self) -> bool:
+        self._began = (time.monotonic_ns(), time.time_ns() // 1_000_000)
+        self._status = 0
+        return super().parse_request()
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self._status = int(code)
+        super().send_response(code, message)
+
+    def handle_one_request(self) -> None:
+        """One request, then its record: the end is stamped once the method returned, i.e. after
+        its last write (http.server's writes are unbuffered), a stream's too."""
+        self._began = None
+        try:
+            super().handle_one_request()
+        finally:
+            self._record_request()
+
+    def _record_request(self) -> None:
+        end_ns = time.monotonic_ns()
+        if self._began is None:  # the connection closed without another request
+            return
+        path = urlsplit(getattr(self, "path", "") or "").path
+        if path.startswith("/_replay/"):  # the server's own pages: not Lichess requests
+            return
+        headers = getattr(self, "headers", None)
+        auth = (headers.get("Authorization") if headers is not None else None) or ""
+        token = auth.removeprefix("Bearer ").strip() if auth.startswith("Bearer ") else auth.strip()
+        start_ns, started_at_ms = self._began
+        self.server.record(
+            RequestRecord(
+                lane=lane_name(self.server.base_url, token or None),
+                method=self.command or "",
+                path=path,
+                status=self._status,
+                start_ns=start_ns,
+                end_ns=end_ns,
+                started_at_ms=started_at_ms,
+            )
+        )
+
     # -- plumbing
     def _send_json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
@@ -456,6 +540,8 @@ class _Handler(BaseHTTPRequestHandler):
             with self.server.lock:
                 received = [{k: v for k, v in m.items() if not k.startswith("_")} for m in self.server.messages]
             return self._send_json(HTTPStatus.OK, received)
+        if seg == ["_replay", "requests"]:  # the request record (never counted, never faulted, not recorded)
+            return self._send_json(HTTPStatus.OK, [r.as_json() for r in self.server.requests()])
         if self._injected_failure(self.server.count(kind)):
             return
         if len(seg) == 3 and seg[:2] == ["api", "user"]:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pipeline.domain.findings import Finding
 from pipeline.model import Config
-from pipeline.report import exports
+from pipeline.report import exports, parquet
 from pipeline.report.posts import round_post, write_findings, write_results, write_standings
 from pipeline.stages import pairing, placings
 from pipeline.stages.audit_findings import read_findings
@@ -29,8 +29,9 @@ def export_stage(config: Config, findings: Sequence[Finding] | None = None) -> l
     totals, game links) and a Markdown post per round (round_<n>.md for the first stage,
     round_<stage>_<n>.md for the others, since every stage numbers its rounds from 1);
     audit_findings.csv once an audit has run (findings read what scoring wrote: a ruling can
-    change them); then next_pairings.csv (the next stage's or round's pairings, when ready) and
-    placings.csv. What is in each file: pipeline/report/posts.py.
+    change them); then next_pairings.csv (the next stage's or round's pairings, when ready),
+    placings.csv and games.parquet (every match_games row in the Lichess open database's Parquet
+    schema, pipeline/report/parquet.py). What is in each file: pipeline/report/posts.py.
 
     `findings`: those of an audit stage run just before on the same database (nightly and
     `audit` pass theirs), so that the audits are not evaluated a second time; None reads them."""
@@ -64,9 +65,18 @@ def export_stage(config: Config, findings: Sequence[Finding] | None = None) -> l
             path = config.paths.exports / "placings.csv"
             exports.write_csv(path, PLACINGS_COLUMNS, gateway.query(con, "queries/placings").iter_rows())
             written.append(path)
+        written.append(write_games(config, con))
     finally:
         con.close()
     return written
+
+
+def write_games(config: Config, con: Any) -> Path:
+    """games.parquet: one row per match_games row, in the Lichess open database's Parquet schema
+    plus the tournament's keys; written every run, with no rows before the first scored game."""
+    path = config.paths.exports / "games.parquet"
+    parquet.write_games_parquet(path, gateway.query(con, "queries/games_parquet").iter_rows(named=True))
+    return path
 
 
 def write_next_pairings(config: Config, con: Any) -> list[Path]:

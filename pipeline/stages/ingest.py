@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.domain import linking
-from pipeline.lichess import client
+from pipeline.errors import TdError
+from pipeline.lichess import client, league_cache
 from pipeline.lichess.ingest_report import IngestReport
 from pipeline.lichess.ingest_run import MatchWindows, Progress, WatchedBoard
 from pipeline.lichess.request_plan import ingest
 from pipeline.lichess.watched_boards import search_watched
-from pipeline.model import Config
+from pipeline.model import Config, League
 from pipeline.stages import audit, context
 from pipeline.store import gateway
 
@@ -107,7 +108,47 @@ def match_windows(config: Config, inputs: context.Inputs) -> MatchWindows:
     return {pair: tuple(sorted(w)) for pair, w in windows.items()}
 
 
-def _lichess_client(config: Config, base_url: str, sleep: Callable[[float], None], warn: bool = True) -> Any:
+@contextlib.contextmanager
+def _lichess_client(
+    config: Config, base_url: str, now: dt.datetime, sleep: Callable[[float], None], warn: bool = True
+) -> Iterator[Any]:
+    """The run's Lichess client for the block; in a league (``config.league``), reading through the
+    league's shared store, which the block holds (pipeline/lichess/league_cache.py)."""
+    cache = None
+    stats = client.FetchStats()
+    if config.league is not None:
+        league = config.league
+        cache = league_cache.LeagueCache(league.store, now, league.fresh, league_players(league), stats)
+    try:
+        yield _client(config, base_url, sleep, warn, cache, stats)
+    finally:
+        if cache is not None:
+            log.info("league store %s answered %s", config.league.store if config.league else "", cache.answered)
+            cache.close()
+
+
+def league_players(league: League) -> frozenset[str]:
+    """Every player of the league's tournaments (a tournament whose files cannot be read adds none:
+    its own run reports why)."""
+    from pipeline.inputs.config import load_config
+
+    players: set[str] = set()
+    for path in league.configs:
+        try:
+            players.update(context.read_inputs(load_config(path)).player_ids())
+        except TdError as e:
+            log.warning("league %s: the players of %s are not shared ahead (%s)", league.league_id, path, e)
+    return frozenset(players)
+
+
+def _client(
+    config: Config,
+    base_url: str,
+    sleep: Callable[[float], None],
+    warn: bool,
+    cache: league_cache.LeagueCache | None,
+    stats: client.FetchStats,
+) -> Any:
     token = token_from_env(config)
     if warn and token is None and config.lichess.replay_data is None:
         log.warning(
@@ -119,7 +160,7 @@ def _lichess_client(config: Config, base_url: str, sleep: Callable[[float], None
     policy = client.RetryPolicy(
         rate_limit_wait_s=li.rate_limit_wait_s, backoff_s=li.backoff_s, max_retries=li.max_retries
     )
-    return client.make_client(base_url, token, li.timeout_s, policy, sleep=sleep)
+    return client.make_client(base_url, token, li.timeout_s, policy, stats=stats, sleep=sleep, cache=cache)
 
 
 def _ingest_players(
@@ -138,10 +179,8 @@ def _ingest_players(
     """One ingest of `players` into the configured database, with the configured client and limits;
     with `inputs`, the audit's work that can be done ahead (audit.ahead_of_audit) is done beside
     the download once its players' games are in, unless a later batch holds some of them."""
-    lichess_client = _lichess_client(config, base_url, sleep)
     li = config.lichess
-    con = gateway.connect(config.paths.database)
-    try:
+    with _lichess_client(config, base_url, now, sleep) as lichess_client, _connected(config) as con:
         ahead = audit.ahead_of_audit(con, config, inputs, now) if inputs is not None and players else None
         if ahead is not None and inputs is not None:
             everyone = inputs.player_ids()
@@ -161,6 +200,13 @@ def _ingest_players(
             ahead=ahead,
             histories_fresh_since=li.histories_fresh_since,
         )
+
+
+@contextlib.contextmanager
+def _connected(config: Config) -> Iterator[Any]:
+    con = gateway.connect(config.paths.database)
+    try:
+        yield con
     finally:
         con.close()
 
@@ -230,10 +276,8 @@ def ingest_watched(
     sleep: Callable[[float], None] = time.sleep,
 ) -> IngestReport:
     """The ``vs`` searches for casual games of open round windows, after the batches."""
-    lichess_client = _lichess_client(config, base_url, sleep, warn=False)
     statuses = {uid: p.games for b in batches for uid, p in b.players.items()}
-    con = gateway.connect(config.paths.database)
-    try:
+    with _lichess_client(config, base_url, now, sleep, warn=False) as lichess_client, _connected(config) as con:
         return search_watched(
             con,
             lichess_client,
@@ -243,8 +287,6 @@ def ingest_watched(
             now,
             match_windows(config, inputs),
         )
-    finally:
-        con.close()
 
 
 def _closing(config: Config, now: dt.datetime) -> tuple[dt.datetime, dt.datetime] | None:

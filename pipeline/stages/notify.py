@@ -35,7 +35,7 @@ from typing import Any
 
 from pipeline.domain import messages
 from pipeline.domain.attention_items import Item
-from pipeline.lichess import client
+from pipeline.lichess import client, outbox
 from pipeline.model import Config
 from pipeline.notify import webhook
 from pipeline.store import gateway
@@ -340,9 +340,9 @@ def _lichess_send(
         entry = [(o.channel, o.subject, o.kind, o.text)]
         ledger.write(entry, "sending", None)
         if o.kind == "announcement":
-            answer = client.post_team_message(lichess, o.path_arg, o.text)
+            answer = outbox.post_team_message(lichess, o.path_arg, o.text)
         else:
-            answer = client.send_inbox_message(lichess, o.path_arg, o.text)
+            answer = outbox.send_inbox_message(lichess, o.path_arg, o.text)
         ledger.write(entry, answer.status, answer.answer)
         if answer.status == "sent":
             report.sent[o.kind] = report.sent.get(o.kind, 0) + 1

@@ -24,7 +24,7 @@ import polars as pl
 from pipeline.errors import DatabaseDamaged
 from pipeline.store import migrations
 from pipeline.store.findings_view import findings_sql
-from pipeline.store.sql_files import WRITABLE, sql, sql_fingerprint
+from pipeline.store.sql_files import WRITABLE, league_schema_files, sql, sql_fingerprint
 
 _FLAT = frozenset({str, int, float, bool, type(None), dt.datetime, dt.date})  # values asdict would only copy
 
@@ -62,6 +62,16 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
         _insert(con, f"INSERT INTO {_check('schema_migrations')}", migrations.records(pending, is_new))
     migrations.create_views(con, fingerprint)
     return [] if is_new else [p.stem for p in pending]
+
+
+def connect_league_store(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-write connection to a league's shared Lichess store (sql/league: its tables, created
+    if missing). The caller holds the store's lock (``pipeline.lichess.league_cache``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path))
+    for file in league_schema_files():
+        con.execute(file.read_text(encoding="utf-8"))
+    return con
 
 
 @contextlib.contextmanager

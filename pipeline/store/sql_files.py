@@ -50,6 +50,10 @@ WRITABLE = frozenset(
         "audit_captains",
         "schema_migrations",
         "sent_messages",
+        "league_profiles",
+        "league_histories",
+        "league_game_lines",
+        "league_streams",
     }
 )
 
@@ -64,6 +68,11 @@ def sql(name: str) -> str:
 def schema_files() -> list[Path]:
     """The CREATE of every table, in the order they run (file order)."""
     return sorted((SQL_DIR / "schema").glob("*.sql"))
+
+
+def league_schema_files() -> list[Path]:
+    """The CREATE of every table of a league's shared Lichess store (sql/league), in file order."""
+    return sorted((SQL_DIR / "league").glob("*.sql"))
 
 
 def migration_files() -> list[Path]:

@@ -349,8 +349,9 @@ def test_score_and_audit_rewrite_every_export_they_change(tmp_path: Path) -> Non
     assert not (ex / "audit_findings.csv").exists() and not (ex / "charts").exists()
 
     audited = cli(dest, "audit")
-    # standings, results, the two round posts, swiss.trf, the findings, four cap charts and placings.csv
-    assert f"exports: 11 files refreshed in {ex}" in audited.stdout.splitlines()
+    # standings, results, the two round posts, swiss.trf, the findings, four cap charts, placings.csv
+    # and games.parquet
+    assert f"exports: 12 files refreshed in {ex}" in audited.stdout.splitlines()
     assert sorted(p.name for p in (ex / "charts").iterdir()) == [
         "cap_amir.svg",
         "cap_bea.svg",
@@ -363,7 +364,7 @@ def test_score_and_audit_rewrite_every_export_they_change(tmp_path: Path) -> Non
         OVR + "swiss,1,Amir,forfeit,1+2,arrived late\nswiss,2,Amir,forfeit,,no show\n", encoding="utf-8"
     )
     scored = cli(dest, "score")
-    assert f"exports: 11 files refreshed in {ex}" in scored.stdout.splitlines()  # the same eleven
+    assert f"exports: 12 files refreshed in {ex}" in scored.stdout.splitlines()  # the same twelve
     table = rows(ex / "standings_swiss.csv")
     assert [(r["entrant"], r["points_scored"], r["points_conceded"], r["points_difference"]) for r in table] == [
         ("Betas", "65", "55", "10"),

@@ -188,8 +188,9 @@ def test_the_nightly_run_writes_the_site_from_what_it_published(skeleton_night: 
     # the audits are private by default: beside the database, not in the site, not linked from it
     assert (cfg.paths.site_private / "index.html").is_file() and not (site / "audits").exists()
     assert all("audits" not in link for p in site.rglob("*.html") for link in parse(p).links)
-    # the downloads are the exports' CSV files and TRF, byte for byte
+    # the downloads are the exports' CSV files, TRF and games.parquet, byte for byte
     assert sorted(p.name for p in (site / "downloads").iterdir()) == [
+        "games.parquet",
         "placings.csv",
         "results_swiss.csv",
         "standings_swiss.csv",

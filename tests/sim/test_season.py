@@ -204,7 +204,7 @@ def test_teams_stay_within_the_outsiders_range_at_any_size() -> None:
 def test_default_size_is_the_one_docs_demo_md_describes() -> None:
     """build_season's defaults and `antichess-td demo`'s are the default demo docs/demo.md describes:
     seed 2026, 12 teams of 4, 1,000-5,000 rated games per player (150-300 of an established
-    account's in the stored years, the rest on its profile), 40 ACWC players, 7 Swiss rounds.
+    account's in the stored years, the rest on its profile), 40 ACWC players, 7 Swiss rounds, no league.
     Its size floor (>= 48 players, >= 20,000 games, >= 25 planted violations) is checked by .ci/run on
     the line the README's quick start prints after building it (the suite's demo, conftest's
     `suite_demo`, has the default seed and teams but 1000 history games and 8 ACWC players)."""
@@ -229,6 +229,7 @@ def test_default_size_is_the_one_docs_demo_md_describes() -> None:
         "acwc_players": 40,
         "swiss_rounds": 7,
         "dumps": False,
+        "league": False,
     }
     doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "demo.md").read_text(encoding="utf-8").split())
     assert "the TEAM season: 12 teams of 4 (two with a 5th member), 7 Swiss rounds" in doc

@@ -93,7 +93,7 @@ def render_site(
     (and calling `read_findings` for the audits, last, when the snapshot's are not read yet)."""
     pages = Pages(config, snap)
     exports = config.paths.exports
-    wanted = ("standings_*.csv", "results_*.csv", "placings.csv", "*.trf")
+    wanted = ("standings_*.csv", "results_*.csv", "placings.csv", "*.trf", "games.parquet")
     downloads = (
         sorted({p.name for pattern in wanted for p in exports.glob(pattern) if p.is_file()}) if exports.is_dir() else []
     )

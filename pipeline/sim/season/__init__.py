@@ -42,7 +42,8 @@ and the clock-ordered games), ``players`` (usernames, outsiders, background hist
 (forced games: ``Crossing``, ``Steer``), ``matches`` (a board's chain of games, Swiss pairing),
 ``state`` (the ``Season`` being generated), ``team`` and ``team_cases`` (the TEAM season and what
 is planted in it), ``acwc`` (the ACWC qualification), ``checks`` (the planted facts checked against
-the data) and ``dataset`` (the files written).
+the data) and ``dataset`` (the files written); ``league_demo`` derives the league demo's two other
+events from the written season (``antichess-td demo --league``).
 """
 
 from __future__ import annotations
