@@ -6,7 +6,8 @@ run is killed with its flow-run process (its process group) while that run inges
 automations (flows/league.py: no heartbeat for 90 s, then Crashed) schedule the dead run again,
 the other worker runs it to completion, and each tournament's published tables equal those of an
 undisturbed nightly of the same tournament (kits.faultkit.judge: the run record and fetch times
-left out): 0 games lost, 0 duplicated."""
+left out): 0 games lost, 0 duplicated; the lane and the store limit hold no slot at the end (the dead
+run's lease ran out)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from flows import league as flows_league
 from kits import faultkit
 from kits.skeleton_kit import td_env
 from pipeline.inputs.config import load_config
+from pipeline.inputs.league import league_of_configs
 from pipeline.store import gateway
 
 NIGHT = "2026-09-08T03:00:00Z"  # the small demo's Swiss round 1 closed, round 2 under way
@@ -229,6 +232,13 @@ def test_a_worker_killed_mid_run_loses_nothing_and_its_run_is_rerun_by_another(
                 }
                 time.sleep(2)
             history = [s.name for s in client.read_flow_run_states(ids[team])]
+            # the lane both tournaments share (one token) and the league's store: every slot given back,
+            # the dead run's too (its lease ran out)
+            limits = flows_league.limit_names(
+                [load_config(team), load_config(acwc)], league_of_configs([team, acwc]), env
+            )
+            assert len(limits) == 2
+            assert [client.read_global_concurrency_limit_by_name(n).active_slots for n in limits] == [0, 0]
         for proc in references:
             _, err = proc.communicate(timeout=180)
             assert proc.returncode == 0, err[-2000:]
