@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.inputs.league import league_parameter
-from pipeline.lichess.lane import lane_name, store_limit_name
+from pipeline.lichess.lane import lane_of, store_limit_name
 from pipeline.model import Config, League
 
 FLOW_NAME = "antichess-nightly"
@@ -73,14 +73,6 @@ def league_deployments(
                 )
             )
     return out
-
-
-def lane_of(config: Config, environ: Mapping[str, str] = os.environ) -> str:
-    """The request lane of a tournament's runs: its configured Lichess server (``lichess.base_url``,
-    also when its runs fetch from an in-process replay server) and the token its
-    ``lichess.token_env`` names in `environ` (unset or empty: the anonymous lane). The flow takes
-    the lane of this same rule, in the worker's environment."""
-    return lane_name(config.lichess.base_url, environ.get(config.lichess.token_env) or None)
 
 
 def limit_names(configs: Sequence[Config], league: League | None, environ: Mapping[str, str] = os.environ) -> list[str]:

@@ -61,11 +61,11 @@ from pipeline.errors import LichessError
 from pipeline.inputs.config import load_config
 from pipeline.inputs.league import league_from_parameter
 from pipeline.lichess.ingest_report import IngestReport, merge_reports
-from pipeline.lichess.lane import lane_name, store_limit_name
+from pipeline.lichess.lane import lane_of, store_limit_name
 from pipeline.model import Config
 from pipeline.progress import IngestProgress, ingest_progress, replay_throttle, verify_progress
 from pipeline.stages import attention, audit, context, export, notify, record, score, site
-from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches, session, taken, token_from_env
+from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches, session, taken
 from pipeline.stages.refresh import (
     close_unchanged,
     closing_rounds,
@@ -341,7 +341,7 @@ def lichess_lane(config: Config, call: TaskCall) -> contextlib.AbstractContextMa
         return contextlib.nullcontext()
     from prefect.concurrency.sync import concurrency
 
-    names = [lane_name(config.lichess.base_url, token_from_env(config))]
+    names = [lane_of(config)]
     if config.league is not None:
         names.append(store_limit_name(config.league.league_id))
     return concurrency(names, occupy=1, lease_duration=LANE_LEASE_S, strict=False)

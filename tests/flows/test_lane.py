@@ -18,24 +18,29 @@ from pipeline.inputs.config import load_config
 from pipeline.lichess.lane import lane_name
 from pipeline.model import Config
 
-HOLD_S = 1.0
-
-
-def hold_lane(config: Config, spans: list[tuple[float, float]]) -> None:
-    with lichess_lane(config, through_prefect):
-        start = time.monotonic()
-        time.sleep(HOLD_S)
-        spans.append((start, time.monotonic()))
-
-
-def side_by_side(a: Config, b: Config) -> list[tuple[float, float]]:
+def side_by_side(a: Config, b: Config, wait_s: float) -> tuple[bool, list[tuple[float, float]]]:
+    """Two runs (threads) each holding its lane, and waiting there up to `wait_s` for the other to
+    hold its own: whether both held theirs at once, and the spans each held it."""
+    together = threading.Barrier(2, timeout=wait_s)
+    met: list[bool] = []
     spans: list[tuple[float, float]] = []
-    threads = [threading.Thread(target=hold_lane, args=(c, spans)) for c in (a, b)]
+
+    def hold(config: Config) -> None:
+        with lichess_lane(config, through_prefect):
+            start = time.monotonic()
+            try:
+                together.wait()
+                met.append(True)
+            except threading.BrokenBarrierError:
+                met.append(False)
+            spans.append((start, time.monotonic()))
+
+    threads = [threading.Thread(target=hold, args=(c,)) for c in (a, b)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    return sorted(spans)
+    return all(met), sorted(spans)
 
 
 @pytest.mark.prefect
@@ -57,11 +62,12 @@ def test_one_token_one_lane_two_tokens_two(
         for name in lanes:
             prefect.upsert_global_concurrency_limit_by_name(name, 1)
 
-    (a_start, a_end), (b_start, b_end) = side_by_side(cfg, cfg)
-    assert b_start >= a_end  # the same token: the second waits until the first let go
+    # (3 s: ample for a free lane to be taken, the Prefect server on this machine)
+    both, [(_, a_end), (b_start, _)] = side_by_side(cfg, cfg, wait_s=3.0)
+    assert not both and b_start >= a_end  # the same token: the second waited until the first let go
 
-    (a_start, a_end), (b_start, b_end) = side_by_side(cfg, other_td)
-    assert b_start < a_end  # two tokens: two lanes, side by side
+    both, _ = side_by_side(cfg, other_td, wait_s=30.0)
+    assert both  # two tokens: two lanes, held at the same time
 
     with get_client(sync_client=True) as prefect:  # every slot given back
         assert [prefect.read_global_concurrency_limit_by_name(n).active_slots for n in lanes] == [0, 0]
