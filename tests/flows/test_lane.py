@@ -18,6 +18,7 @@ from pipeline.inputs.config import load_config
 from pipeline.lichess.lane import lane_name
 from pipeline.model import Config
 
+
 def side_by_side(a: Config, b: Config, wait_s: float) -> tuple[bool, list[tuple[float, float]]]:
     """Two runs (threads) each holding its lane, and waiting there up to `wait_s` for the other to
     hold its own: whether both held theirs at once, and the spans each held it."""
