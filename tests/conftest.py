@@ -35,8 +35,9 @@ from pipeline.sim import replay  # noqa: E402
 DATA = Path(__file__).resolve().parent / "data"
 SKELETON = DATA / "skeleton"
 
-# The real-browser kit's `browser` fixture (headless Chromium; tests/kits/browserkit.py).
-pytest_plugins = ["kits.browserkit"]
+# The real-browser kit's `browser` fixture (headless Chromium; tests/kits/browserkit.py) and the league
+# kit's `prefect_server` (a real `prefect server start`; tests/kits/leaguekit.py).
+pytest_plugins = ["kits.browserkit", "kits.leaguekit"]
 
 
 # How pytest-xdist shares out the work (pyproject: `-n auto --dist loadscope --no-loadscope-reorder`).

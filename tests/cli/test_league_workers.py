@@ -14,49 +14,20 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from flows import league as flows_league
-from kits import faultkit
-from kits.skeleton_kit import td_env
+from kits.leaguekit import POOL, tables, worker
 from pipeline.inputs.config import load_config
 from pipeline.inputs.league import league_of_configs
-from pipeline.store import gateway
 
 NIGHT = "2026-09-08T03:00:00Z"  # the small demo's Swiss round 1 closed, round 2 under way
 THROTTLE = 150  # games/s from the in-process replay server: the team event's ingest lasts ~40 s
-POOL = "league-pool"
-# columns that name the tournament's folder (the TD files' paths, and the digest of the inputs a
-# round was scored from, which includes them): the league's copy and the reference's differ there
-PATH_COLUMNS = frozenset({"path", "fingerprint"})
-
-
-def tables(db: Path) -> tuple[set[str], int, dict[str, tuple[int, int]]]:
-    """(game ids, duplicated rows, per-table checksums) of a published database, as
-    kits.faultkit.judge reads them, with PATH_COLUMNS left out too."""
-    con = gateway.connect(db, read_only=True)
-    try:
-        games = {g for (g,) in con.execute("SELECT game_id FROM lichess_games").fetchall()}
-        sums = gateway.table_checksums(con, exclude_columns=gateway.TIME_COLUMNS | PATH_COLUMNS)
-        n, total = con.execute(faultkit.SEARCH_CURSORS).fetchall()[0]  # a rerun's casual-game searches
-        sums["ingest_cursors"] = (n, int(total))
-        return games, faultkit.duplicates(con), sums
-    finally:
-        con.close()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _throttled(demo: Path) -> tuple[Path, Path]:
@@ -69,58 +40,6 @@ def _throttled(demo: Path) -> tuple[Path, Path]:
         )
         out.append(toml)
     return out[0], out[1]
-
-
-@pytest.fixture
-def prefect_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    """A real `prefect server start` on a free port of 127.0.0.1 with its own home; yields its API
-    URL and the environment of a process that talks to it (a TD's shell, this tree)."""
-    port = _free_port()
-    api = f"http://127.0.0.1:{port}/api"
-    env = td_env(
-        PREFECT_HOME=str(tmp_path / "prefect-home"),
-        DO_NOT_TRACK="1",
-        PREFECT_SERVER_ANALYTICS_ENABLED="false",
-        PREFECT_API_URL=api,
-        LICHESS_TOKEN="league-test-token",
-    )
-    log = (tmp_path / "server.log").open("w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-        env={k: v for k, v in env.items() if k != "PREFECT_API_URL"},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"{api}/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline, (tmp_path / "server.log").read_text()
-            time.sleep(0.5)
-        yield api, env
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-        log.close()
-
-
-def _worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """`prefect worker start --pool POOL` in a process group of its own (its flow-run processes in it)."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "prefect", "worker", "start", "--pool", POOL, "--name", log.stem],
-        env={**env, "PREFECT_WORKER_QUERY_SECONDS": "1", "PREFECT_WORKER_PREFETCH_SECONDS": "1"},
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
 
 
 def _flow_run_process(flow_run_id: str) -> int | None:
@@ -203,7 +122,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_its_run_is_rerun_by_another(
     )
     assert served.returncode == 0, served.stderr[-3000:]
     assert f"prefect worker start --pool {POOL}" in served.stdout
-    workers = [_worker(env, tmp_path / f"worker-{i}.log") for i in (1, 2)]
+    workers = [worker(env, tmp_path / f"worker-{i}.log") for i in (1, 2)]
     try:
         with temporary_settings(updates={PREFECT_API_URL: api}), get_client(sync_client=True) as client:
             ids = {}
