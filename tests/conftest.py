@@ -103,6 +103,7 @@ SCENARIO_FIRST_UNITS = (
     "tests/lichess/test_faults.py",  # kill -9 at random moments, the other faults: about 3 min
     "tests/sim/test_replay_nights.py",  # builds the 10-team demo, then two and four nights: about 4 min
     "tests/cli/test_league_workers.py",  # a Prefect server, two workers, one killed mid-run: about 3 min
+    "tests/cli/test_league_served.py",  # a Prefect server, two workers, the demo's league of three: about 70 s
     "tests/sim/test_soak.py",  # eight nightly processes on the small demo: about 2 min
     "tests/sim/test_season.py",  # a 64-team, 11-round season: about 90 s
     "tests/cli/test_init_check.py",  # ten teams from init to the semifinal: reads the 10-team demo
