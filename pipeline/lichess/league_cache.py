@@ -7,7 +7,8 @@ store (docs/td-guide.md, Running a league):
 * **profiles** (``POST /api/users``): a profile the store fetched less than ``fresh`` ago is
   answered from it; the others are asked for, and each request is filled up to its 300 ids with
   other league players whose profile is not fresh, so the league's other tournaments find theirs;
-* **rating histories**: a history fetched less than ``fresh`` ago is answered from the store;
+* **rating histories**: a history fetched less than ``fresh`` ago is answered from the store (an
+  empty answer, which Lichess gives a request without a token, is not kept);
 * **game streams** (``GET /api/games/user/{id}``, also ``vs``): answered from the store when a
   complete stream of the player (or of the pair) fetched less than ``fresh`` ago covers the
   request's ``since``; otherwise the request goes to Lichess and every line is kept in the store
@@ -160,6 +161,8 @@ class LeagueCache:
             self._answered("histories", 1)
             return json.loads(stored["payload"][0])
         perfs = fetch()
+        if not perfs:  # Lichess answers [] to a request without a token: another tournament's may do better
+            return perfs
         row = {"user_id": user_id, "payload": json.dumps(perfs), "fetched_at": self.now}
         with self._lock, gateway.transaction(self._con):
             gateway.upsert(self._con, "league_histories", [row])

@@ -133,3 +133,18 @@ def test_a_cut_stream_keeps_its_lines_but_covers_nothing(skeleton: Path, tmp_pat
         assert con.execute("SELECT count(*) FROM league_game_lines").fetchall() == [(len(everything),)]
     finally:
         con.close()
+
+
+def test_an_empty_history_is_not_kept_for_the_others(tmp_path: Path) -> None:
+    """Lichess answers [] to a rating-history request without a token: a tournament of the league
+    with a token asks again instead of reading that answer."""
+    night = NIGHTS[0]
+    cache = league_cache.LeagueCache(tmp_path / "league.duckdb", night, dt.timedelta(hours=1))
+    history = [{"name": "Antichess", "points": [[2026, 2, 1, 1500]]}]
+    answers = iter([[], history])
+    try:
+        assert cache.history("alice", lambda: next(answers)) == []
+        assert cache.history("alice", lambda: next(answers)) == history  # asked again
+        assert cache.history("alice", lambda: pytest.fail("asked a third time")) == history  # kept
+    finally:
+        cache.close()
