@@ -137,9 +137,11 @@ def test_a_worker_killed_mid_run_loses_nothing_and_its_run_is_rerun_by_another(
             time.sleep(8)
             run_pid = _flow_run_process(str(ids[team]))
             assert run_pid is not None and client.read_flow_run(ids[team]).state_name == "Running"
-            ancestors = {run_pid}
-            while (pid := _parent(min(ancestors))) > 1:
+            ancestors = set()
+            pid = run_pid
+            while pid > 1:  # the run's process and each process above it, up to init
                 ancestors.add(pid)
+                pid = _parent(pid)
             [killed] = [w for w in workers if w.pid in ancestors]
             _kill_with_its_runs(killed)
             assert _flow_run_process(str(ids[team])) is None
