@@ -427,6 +427,23 @@ def _public(user: dict[str, Any]) -> dict[str, Any]:
     return user
 
 
+class _StampedWriter:
+    """The handler's socket writer, stamping the moment each write begins: a request's record ends
+    at its last write's start, which no client can see the end of the answer before (a stamp taken
+    after the write could come after the client's next request had begun)."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+        self.last_write_ns: int | None = None
+
+    def write(self, data: bytes) -> int:
+        self.last_write_ns = time.monotonic_ns()
+        return int(self._raw.write(data))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: ReplayServer
     protocol_version = "HTTP/1.1"
@@ -436,6 +453,7 @@ class _Handler(BaseHTTPRequestHandler):
         # headers and body go out in separate writes: without this, Nagle's algorithm and the
         # client's delayed ACK add ~40 ms to every keep-alive request
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.wfile = self._stamped = _StampedWriter(self.wfile)  # type: ignore[assignment]
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's name
         log.debug("replay %s", format % args)
@@ -454,16 +472,17 @@ class _Handler(BaseHTTPRequestHandler):
         super().send_response(code, message)
 
     def handle_one_request(self) -> None:
-        """One request, then its record: the end is stamped once the method returned, i.e. after
-        its last write (http.server's writes are unbuffered), a stream's too."""
+        """One request, then its record: it ends when its last write began (http.server's writes
+        are unbuffered; a stream's last write is its final chunk), :class:`_StampedWriter`."""
         self._began = None
+        self._stamped.last_write_ns = None
         try:
             super().handle_one_request()
         finally:
             self._record_request()
 
     def _record_request(self) -> None:
-        end_ns = time.monotonic_ns()
+        end_ns = self._stamped.last_write_ns or time.monotonic_ns()
         if self._began is None:  # the connection closed without another request
             return
         path = urlsplit(getattr(self, "path", "") or "").path
