@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from kits.leaguekit import POOL, free_port, tables, worker
+from kits.leaguekit import free_port, serve_on_pool, start_runs, stop, tables, wait_completed, worker
 from pipeline.inputs.config import load_config
 from pipeline.inputs.league import load_league
 from pipeline.sim.request_record import find_overlaps, read_records
@@ -84,20 +84,10 @@ def test_three_tournaments_served_together_share_one_lane_and_fetch_each_player_
     try:
         for toml in league.configs:
             _point_at(toml, f"http://127.0.0.1:{port}")
-        served = subprocess.run(
-            [sys.executable, "-m", "pipeline", "serve", "--pool", POOL, "--league", str(demo / "league.toml")],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert served.returncode == 0, served.stderr[-3000:]
+        serve_on_pool(env, "--league", str(demo / "league.toml"))
         workers = [worker(env, tmp_path / f"worker-{i}.log") for i in (1, 2)]
         with temporary_settings(updates={PREFECT_API_URL: api}), get_client(sync_client=True) as client:
-            runs = {}
-            for toml in league.configs:  # the three at the same moment, as at their scheduled minute
-                deployment = client.read_deployment_by_name(f"antichess-nightly/{load_config(toml).tournament_id}")
-                runs[toml] = client.create_flow_run_from_deployment(deployment.id, parameters={"now": NIGHT}).id
+            runs = start_runs(client, league.configs, NIGHT)  # the three at the same moment
             alone = [
                 subprocess.run(
                     [sys.executable, "-m", "pipeline", "nightly", "--now", NIGHT, "--config", str(toml)],
@@ -108,18 +98,10 @@ def test_three_tournaments_served_together_share_one_lane_and_fetch_each_player_
                 )
                 for toml in load_league(reference / "league.toml").configs
             ]
-            deadline = time.monotonic() + 300
-            while {client.read_flow_run(i).state_name for i in runs.values()} != {"Completed"}:
-                assert time.monotonic() < deadline, {
-                    str(t): [(x.name, x.message) for x in client.read_flow_run_states(i)] for t, i in runs.items()
-                }
-                time.sleep(2)
+            wait_completed(client, runs, timeout_s=300)
             spans = sorted((r.start_time, r.end_time) for r in (client.read_flow_run(i) for i in runs.values()))
     finally:
-        for w in workers:
-            if w.poll() is None:
-                os.killpg(w.pid, signal.SIGTERM)
-                w.wait(timeout=30)
+        stop(workers)
         os.killpg(lichess.pid, signal.SIGTERM)
         lichess.wait(timeout=30)
     for proc in alone:

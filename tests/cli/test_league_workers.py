@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from flows import league as flows_league
-from kits.leaguekit import POOL, tables, worker
+from kits.leaguekit import serve_on_pool, start_runs, stop, tables, wait_completed, worker
 from pipeline.inputs.config import load_config
 from pipeline.inputs.league import league_of_configs
 
@@ -113,22 +113,11 @@ def test_a_worker_killed_mid_run_loses_nothing_and_its_run_is_rerun_by_another(
     api, env = prefect_server
     demo = shutil.copytree(small_demo_source, tmp_path / "league")
     team, acwc = _throttled(demo)
-    served = subprocess.run(
-        [sys.executable, "-m", "pipeline", "serve", "--pool", POOL, "--config", str(team), "--config", str(acwc)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert served.returncode == 0, served.stderr[-3000:]
-    assert f"prefect worker start --pool {POOL}" in served.stdout
+    serve_on_pool(env, "--config", str(team), "--config", str(acwc))
     workers = [worker(env, tmp_path / f"worker-{i}.log") for i in (1, 2)]
     try:
         with temporary_settings(updates={PREFECT_API_URL: api}), get_client(sync_client=True) as client:
-            ids = {}
-            for toml in (team, acwc):
-                deployment = client.read_deployment_by_name(f"antichess-nightly/{load_config(toml).tournament_id}")
-                ids[toml] = client.create_flow_run_from_deployment(deployment.id, parameters={"now": NIGHT}).id
+            ids = start_runs(client, (team, acwc), NIGHT)
             # the team event's run ingesting: its process found, and the worker that started it
             deadline = time.monotonic() + 90
             while (client.read_flow_run(ids[team]).state_name != "Running") or not _flow_run_process(str(ids[team])):
@@ -146,12 +135,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_its_run_is_rerun_by_another(
             _kill_with_its_runs(killed)
             assert _flow_run_process(str(ids[team])) is None
             references = _reference(small_demo_source, tmp_path, env)
-            deadline = time.monotonic() + 240
-            while {client.read_flow_run(i).state_name for i in ids.values()} != {"Completed"}:
-                assert time.monotonic() < deadline, {
-                    str(t): [(x.name, x.message) for x in client.read_flow_run_states(i)] for t, i in ids.items()
-                }
-                time.sleep(2)
+            wait_completed(client, ids, timeout_s=240)
             history = [s.name for s in client.read_flow_run_states(ids[team])]
             # the lane both tournaments share (one token) and the league's store: every slot given back,
             # the dead run's too (its lease ran out)
@@ -164,10 +148,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_its_run_is_rerun_by_another(
             _, err = proc.communicate(timeout=180)
             assert proc.returncode == 0, err[-2000:]
     finally:
-        for w in workers:
-            if w.poll() is None:
-                os.killpg(w.pid, signal.SIGTERM)
-                w.wait(timeout=30)
+        stop(workers)
     # marked Crashed (silent since its last heartbeat, or reported by its own process), then rerun
     assert "Crashed" in history and "AwaitingRetry" in history[history.index("Crashed") :], history
     assert history[-1] == "Completed", history

@@ -11,14 +11,16 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from kits import faultkit
 from kits.skeleton_kit import td_env
+from pipeline.inputs.config import load_config
 from pipeline.store import gateway
 
 POOL = "league-pool"
@@ -97,3 +99,46 @@ def worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+
+
+def serve_on_pool(env: dict[str, str], *args: str) -> str:
+    """`antichess-td serve --pool POOL` with `args` (the tournaments: --config … or --league …);
+    asserts it registered them and exited 0; returns what it printed."""
+    served = subprocess.run(
+        [sys.executable, "-m", "pipeline", "serve", "--pool", POOL, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert served.returncode == 0, served.stderr[-3000:]
+    assert f"prefect worker start --pool {POOL}" in served.stdout
+    return served.stdout
+
+
+def start_runs(client: Any, tomls: Iterable[Path], now: str) -> dict[Path, Any]:
+    """A run of each tournament's deployment, as of `now`, created one right after the other (as at
+    their scheduled minute); their flow run ids by tournament.toml."""
+    runs = {}
+    for toml in tomls:
+        deployment = client.read_deployment_by_name(f"antichess-nightly/{load_config(toml).tournament_id}")
+        runs[toml] = client.create_flow_run_from_deployment(deployment.id, parameters={"now": now}).id
+    return runs
+
+
+def wait_completed(client: Any, runs: dict[Path, Any], timeout_s: float) -> None:
+    """Wait until every run of `runs` is Completed; past `timeout_s`, fail with each run's states."""
+    deadline = time.monotonic() + timeout_s
+    while {client.read_flow_run(i).state_name for i in runs.values()} != {"Completed"}:
+        assert time.monotonic() < deadline, {
+            str(t): [(x.name, x.message) for x in client.read_flow_run_states(i)] for t, i in runs.items()
+        }
+        time.sleep(2)
+
+
+def stop(workers: Iterable[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM each worker still running (its process group), and wait for it."""
+    for w in workers:
+        if w.poll() is None:
+            os.killpg(w.pid, signal.SIGTERM)
+            w.wait(timeout=30)

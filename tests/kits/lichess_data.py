@@ -1,10 +1,14 @@
-"""Writing small Lichess datasets (the dataset format of docs/ingestion.md) for tests."""
+"""Writing small Lichess datasets (the dataset format of docs/ingestion.md) for tests, and reading
+back what an ingest stored (:func:`stored_rows`)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+import duckdb
 
 
 def write_dataset(
@@ -18,3 +22,13 @@ def write_dataset(
     for uid, hist in histories.items():
         (folder / "rating-history" / f"{uid}.json").write_text(json.dumps(hist), encoding="utf-8")
     return folder
+
+
+def stored_rows(db: Path, tables: Iterable[str]) -> dict[str, list[tuple]]:
+    """Every row of each of `tables` in the database at `db`, sorted: two databases that stored
+    the same data compare equal row for row."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {t: con.sql(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in tables}
+    finally:
+        con.close()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 
+from kits.lichess_data import stored_rows
 from pipeline.inputs.config import load_config
 from pipeline.lichess import ingest_report
 from pipeline.stages import context
@@ -33,11 +34,7 @@ TABLES = (
 
 
 def content(db: Path) -> dict[str, list[tuple]]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return {t: con.sql(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in TABLES}
-    finally:
-        con.close()
+    return stored_rows(db, TABLES)
 
 
 def test_batches_store_what_one_ingest_stores(skeleton: Path) -> None:

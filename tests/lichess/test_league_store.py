@@ -14,6 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from kits.lichess_data import stored_rows
 from pipeline.inputs.config import load_config
 from pipeline.lichess import client, league_cache
 from pipeline.model import Config, League
@@ -40,11 +41,7 @@ TABLES = (
 
 
 def content(db: Path) -> dict[str, list[tuple]]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return {t: con.sql(f"SELECT * FROM {t} ORDER BY ALL").fetchall() for t in TABLES}
-    finally:
-        con.close()
+    return stored_rows(db, TABLES)
 
 
 def at(cfg: Config, name: str, league: League | None = None) -> Config:
