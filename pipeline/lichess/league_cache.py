@@ -230,8 +230,3 @@ class LeagueCache:
             return
         with self._lock, gateway.transaction(self._con):
             gateway.upsert(self._con, "league_game_lines", list({r["line_key"]: r for r in rows}.values()))
-
-
-def answered(cache: LeagueCache | None) -> dict[str, int]:
-    """What the store answered instead of Lichess during a run (all zero without a league)."""
-    return dict(cache.answered) if cache is not None else {"profiles": 0, "histories": 0, "streams": 0}

@@ -70,8 +70,8 @@ def post_json(url: str, payload: dict[str, Any], timeout_s: float) -> Delivery:
 
 def _post(url: str, payload: dict[str, Any], timeout_s: float) -> Delivery:
     try:
-        with requests.Session() as session:
-            response = session.post(
+        with requests.Session() as http:
+            response = http.post(
                 url,
                 json=payload,
                 timeout=timeout_s,

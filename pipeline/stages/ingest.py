@@ -8,9 +8,12 @@ there, so the production path never loads it otherwise).
 
 :class:`HeadStart` runs the nightly's batches before its flow exists: ``antichess-td nightly``
 starts it once the run is recorded and its inputs are valid, and Prefect's imports, its server
-and the flow run's creation (seconds, on the other core) overlap the download. The flow's ingest
-session (:func:`session`) adopts it: each batch task takes the batch's result instead of
+and the flow run's creation (seconds, on the other core) overlap the download. What the flow's
+ingest tasks share (:func:`session`) adopts it: each batch task takes the batch's result instead of
 downloading it again.
+
+In a league (``config.league``), every client reads through the league's shared store
+(pipeline/lichess/league_cache.py), held for each batch's download.
 """
 
 from __future__ import annotations
@@ -114,17 +117,16 @@ def _lichess_client(
 ) -> Iterator[Any]:
     """The run's Lichess client for the block; in a league (``config.league``), reading through the
     league's shared store, which the block holds (pipeline/lichess/league_cache.py)."""
-    cache = None
-    stats = client.FetchStats()
-    if config.league is not None:
-        league = config.league
-        cache = league_cache.LeagueCache(league.store, now, league.fresh, league_players(league), stats)
+    league, stats = config.league, client.FetchStats()
+    if league is None:
+        yield _client(config, base_url, sleep, warn, None, stats)
+        return
+    cache = league_cache.LeagueCache(league.store, now, league.fresh, league_players(league), stats)
     try:
         yield _client(config, base_url, sleep, warn, cache, stats)
     finally:
-        if cache is not None:
-            log.info("league store %s answered %s", config.league.store if config.league else "", cache.answered)
-            cache.close()
+        log.info("league store %s answered %s", league.store, cache.answered)
+        cache.close()
 
 
 def league_players(league: League) -> frozenset[str]:
@@ -305,7 +307,7 @@ BatchRun = Callable[[str, "Progress | None", tuple[str, ...]], IngestReport]
 class HeadStart:
     """A nightly's player batches downloaded on a thread of their own, one after another as the
     flow's tasks would, from before the flow exists (see the module docstring). The thread opens
-    what the ingest session holds (the Lichess server's address, a replay server for
+    what the flow's ingest tasks share (the Lichess server's address, a replay server for
     ``replay_data``, the progress display) and keeps it open until :meth:`close`.
 
     :meth:`take` hands a batch's result over, once, waiting for it: its report, or the error it
@@ -338,7 +340,7 @@ class HeadStart:
         try:
             base_url, progress = self._open
             opened = (self._resources.enter_context(base_url()), self._resources.enter_context(progress))
-        except BaseException as e:  # the session's error, raised where the flow opens it
+        except BaseException as e:  # the opening's error, raised where the flow opens what it shares
             self._opened.set_exception(e)
             self._cancel_the_rest()
             return
