@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
-import zstandard
 
 from pipeline.errors import InputError
 from pipeline.lichess.client import GameRow, to_ms
-from pipeline.lichess.dump_reader import DumpFile, ScanCounts, parse_dump_game, refused_before, scan_dump, site_id
+from pipeline.lichess.dump_reader import DumpFile, refused_before, site_id
+from pipeline.lichess.dump_scan import scan_files
 from pipeline.store import gateway
 
 BATCH = 10_000  # games per transaction
@@ -106,14 +106,19 @@ def _reject(text: str, key: str | None, reason: str, fetched_at: dt.datetime) ->
     }
 
 
+Record = tuple[str, str, GameRow | str]
+"""A kept dump record: its file's name, its PGN text, and its row or why it does not type
+(pipeline/lichess/dump_scan.py types it)."""
+
+
 def store_dump_games(
     con: duckdb.DuckDBPyConnection,
-    records: list[tuple[str, str]],
+    records: list[Record],
     fetched_at: dt.datetime,
     report: DumpReport,
     since: dt.datetime | None = None,
 ) -> None:
-    """Type and store a batch of dump records, (file name, PGN text), in one transaction. A game
+    """Store a batch of typed dump records in one transaction. A game
     the API stored stays as the API stored it; a game the dump stored before is replaced by the
     same row (a rerun); a game created before ``since`` (lichess.history_since) is counted, not
     stored. A record that is refused (it does not read, or is ``Unterminated``) is kept in
@@ -146,27 +151,25 @@ def store_dump_games(
                 for gid, (_, text, _) in keep.items()
             ],
         )
-        gateway.upsert(con, "lichess_games", [row.__dict__ for _, _, row in keep.values()])
+        gateway.upsert(con, "lichess_games", [row for _, _, row in keep.values()])
         gateway.upsert(con, "rejected_records", list(rejected.values()))
         gateway.upsert(con, "refetch_games", queued)
 
 
 def _typed(
-    records: list[tuple[str, str]], fetched_at: dt.datetime, report: DumpReport, since: dt.datetime | None
+    records: list[Record], fetched_at: dt.datetime, report: DumpReport, since: dt.datetime | None
 ) -> tuple[dict[str, tuple[str, str, GameRow]], dict[str, dict[str, Any]], dict[str, str]]:
-    """The records typed: the games to store by id (file name, PGN text, row), the refused records
+    """The records sorted: the games to store by id (file name, PGN text, row), the refused records
     by key, and the file of each refused record to queue by game id; counted per file in `report`."""
     rows: dict[str, tuple[str, str, GameRow]] = {}
     rejected: dict[str, dict[str, Any]] = {}
     refused: dict[str, str] = {}  # game id → the file of its refused record
-    for name, text in records:
+    for name, text, row in records:
         counts = report.per_file.setdefault(name, dict.fromkeys(FILE_COUNTS, 0))
-        try:
-            row = parse_dump_game(text)
-        except ValueError as e:
+        if isinstance(row, str):  # why it does not type
             gid = site_id(text)
             queue = gid is not None and not refused_before(text, since)
-            reason = f"{name}: {e}" + (f": {QUEUE_NOTE}" if queue else "")
+            reason = f"{name}: {row}" + (f": {QUEUE_NOTE}" if queue else "")
             record = _reject(text, gid, reason, fetched_at)
             rejected[record["record_key"]] = record
             counts["rejected"] += 1
@@ -187,23 +190,23 @@ def backfill(
     history_since: dt.datetime | None,
     fetched_at: dt.datetime,
 ) -> DumpReport:
-    """Scan every dump for the players' games, store those created from ``history_since`` on (the
-    API path's horizon) in transactions of up to BATCH games, then place the players' cursors."""
+    """Scan every dump for the players' games (pipeline/lichess/dump_scan.py: one file per worker
+    process, typed there), store those created from ``history_since`` on (the API path's horizon)
+    in transactions of up to BATCH games, in the files' order, as the files arrive, then place the
+    players' cursors."""
     wanted = frozenset(p.lower() for p in player_ids)
     report = DumpReport()
-    batch: list[tuple[str, str]] = []
-    for dump in dumps:
-        counts = ScanCounts()
-        report.per_file[dump.path.name] = dict.fromkeys(FILE_COUNTS, 0)
-        try:
-            for game in scan_dump(dump.path, wanted, counts):
-                batch.append((dump.path.name, game.decode("utf-8", errors="replace")))
-                if len(batch) >= BATCH:
-                    store_dump_games(con, batch, fetched_at, report, history_since)
-                    batch = []
-        except zstandard.ZstdError as e:
-            raise InputError(dump.path, "", f"the zstd data does not decompress ({e}): download it again") from e
-        report.per_file[dump.path.name] |= {"scanned": counts.scanned, "matched": counts.matched}
+    batch: list[Record] = []
+    for dump, scan in zip(dumps, scan_files([d.path for d in dumps], wanted), strict=True):
+        report.per_file[scan.name] = dict.fromkeys(FILE_COUNTS, 0)
+        if scan.damaged is not None:
+            raise InputError(dump.path, "", f"the zstd data does not decompress ({scan.damaged}): download it again")
+        for text, row in scan.games:
+            batch.append((scan.name, text, row))
+            if len(batch) >= BATCH:
+                store_dump_games(con, batch, fetched_at, report, history_since)
+                batch = []
+        report.per_file[scan.name] |= {"scanned": scan.scanned, "matched": scan.matched}
     store_dump_games(con, batch, fetched_at, report, history_since)
     if dumps:
         place_cursors(con, dumps, sorted(wanted), history_since, fetched_at, report)

@@ -7,8 +7,8 @@ what it reads):
 
 * :func:`dump_file` checks a file's name and its zstd magic number (a bad one is an InputError);
 * :func:`scan_dump` streams the decompressed bytes and picks the games of the registered players
-  by their ``[White "..."]`` / ``[Black "..."]`` headers (``bytes.find`` over 4 MB chunks: the
-  games of everyone else are counted and never decoded);
+  by their ``[White "..."]`` / ``[Black "..."]`` header lines (:func:`players_games` over 4 MB
+  chunks: the games of everyone else are counted and never decoded);
 * :func:`parse_dump_game` types one of those games into the same :class:`GameRow` the API's JSON
   gives (:func:`read_dump_game` reads the PGN: its headers, each move against python-chess's SAN
   grammar, the ``[%clk]`` comments; a record with errors is rejected with them).
@@ -122,44 +122,61 @@ def _chunks(path: Path) -> Iterator[bytes]:
 
 def scan_dump(path: Path, wanted: frozenset[str], counts: ScanCounts) -> Iterator[bytes]:
     """The games (PGN bytes) of ``path`` whose White or Black, lower-cased, is in ``wanted`` (user
-    ids); ``counts`` adds up every game seen. Raises zstandard.ZstdError on a damaged frame."""
-    keys = frozenset(w.encode() for w in wanted)
-    tail = b""
+    ids); ``counts`` adds up every game seen. Raises zstandard.ZstdError on a damaged frame.
+
+    Each read is searched where it lies, never copied whole: its whole records (from its first
+    ``[Event `` line to its last) in place, and the record cut between two reads on its own."""
+    keys = frozenset(w.encode() for w in wanted if w)
+    tail = b""  # the record begun in the reads before
     for chunk in _chunks(path):
         counts.bytes += len(chunk)
-        buf = tail + chunk if tail else chunk
-        cut = buf.rfind(b"\n[Event ")
-        if cut < 0:
-            tail = buf
+        first = chunk.find(b"\n[Event ")
+        if first < 0:
+            tail += chunk
             continue
-        body, tail = buf[: cut + 1], buf[cut + 1 :]
-        yield from _ours(body, keys, counts)
+        last = chunk.rfind(b"\n[Event ")
+        head = tail + chunk[: first + 1]
+        yield from _ours(head, 0, len(head), keys, counts)
+        yield from _ours(chunk, first + 1, last + 1, keys, counts)
+        tail = chunk[last + 1 :]
     if tail.strip():
-        yield from _ours(tail, keys, counts)
+        yield from _ours(tail, 0, len(tail), keys, counts)
 
 
-def _ours(body: bytes, keys: frozenset[bytes], counts: ScanCounts) -> Iterator[bytes]:
-    """The games of ``body`` (whole games) naming a key as White or Black. bytes.find, not a regular
-    expression: the header's ``[`` opens every [%clk] comment too, which slows a regex's scan."""
-    counts.scanned += body.count(b'[Event "')
-    find = body.find
-    pos = 0
-    while (i := find(b'[White "', pos)) >= 0:
-        j = find(b'"]', i + 8)
-        if j < 0:
-            break
-        white = body[i + 8 : j]
-        pos = j
-        black = b""
-        if body.startswith(b'\n[Black "', j + 2):  # Lichess writes Black on the line after White
-            k = find(b'"]', j + 11)
-            if k >= 0:
-                black, pos = body[j + 11 : k], k
+def _ours(buf: bytes, lo: int, hi: int, keys: frozenset[bytes], counts: ScanCounts) -> Iterator[bytes]:
+    """The games of ``buf[lo:hi]`` (whole records) naming a key, counted with every game there."""
+    counts.scanned += buf.count(b'[Event "', lo, hi)
+    for game in players_games(buf, keys, lo, hi):
+        counts.matched += 1
+        yield game
+
+
+# a game's White header line, and its Black one when that is the next line (as Lichess writes them)
+_PLAYERS = re.compile(rb'\n\[White "([^"\n]*)"\](?:\n\[Black "([^"\n]*)"\])?')
+
+
+def players_games(body: bytes, keys: frozenset[bytes], lo: int = 0, hi: int | None = None) -> Iterator[bytes]:
+    """The records of ``body[lo:hi]`` (whole records, each from its ``[Event "`` line) whose White, or
+    whose Black on the line after White, lower-cased, is in ``keys`` (non-empty user ids), in
+    order. A header is a line that starts ``[White "`` (``[Black "``): the same text inside a
+    comment or elsewhere in a line is not one.
+
+    Fast because the games of everyone else never become Python objects of their own but their
+    two names: one regular expression (its literal prefix ``\\n[White "`` searched in C) lists
+    every game's names, a set lookup tests them, and only a game that names a key is searched
+    again, by its White and Black lines, from the last one found (an earlier game with the same
+    lines names a key too, so it was found before; with no Black name, its White is the key) and
+    cut out of ``body``."""
+    hi = len(body) if hi is None else hi
+    pos = lo
+    for white, black in _PLAYERS.findall(body, lo, hi):
         if white.lower() in keys or black.lower() in keys:
-            start = body.rfind(b'[Event "', 0, i)
-            end = find(b'\n[Event "', pos)
-            counts.matched += 1
-            yield body[max(start, 0) : len(body) if end < 0 else end + 1]
+            line = b'\n[White "' + white + (b'"]\n[Black "' + black + b'"]' if black else b'"]')
+            at = body.find(line, pos, hi)
+            start = body.rfind(b'\n[Event "', lo, at)
+            end = body.find(b'\n[Event "', at, hi)
+            yield body[lo if start < 0 else start + 1 : hi if end < 0 else end + 1]
+            pos = at + 1
 
 
 # --------------------------------------------------------------------------- typing

@@ -13,6 +13,7 @@ import dataclasses
 import datetime as dt
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,15 @@ from kits.lichess_data import write_dataset
 from kits.skeleton_kit import cli
 from pipeline.cli import console
 from pipeline.inputs.config import load_config
-from pipeline.lichess import dump_backfill, dump_reader, game_streams, ingest_report, ingest_run, request_plan
+from pipeline.lichess import (
+    dump_backfill,
+    dump_reader,
+    dump_scan,
+    game_streams,
+    ingest_report,
+    ingest_run,
+    request_plan,
+)
 from pipeline.lichess.client import make_client, parse_game, to_ms
 from pipeline.sim import replay
 from pipeline.sim.season.dumps import write_dumps_of
@@ -195,6 +204,76 @@ def test_names_are_matched_as_lichess_ids_case_insensitively_and_whole(tmp_path:
     ]
     assert ids == ["aaaaaaa1", "aaaaaaa2"]
     assert (counts.scanned, counts.matched) == (4, 2)
+
+
+def test_the_header_filter_picks_whole_records_by_their_white_and_black_lines() -> None:
+    """players_games: a record is picked when the line after its Event's starting ``[White "`` line
+    (or the ``[Black "`` line right after it) names a key in any case, whole; the record comes back
+    byte for byte, from its ``[Event`` line to the next one. A name a key only begins (or that only
+    begins a key) does not match; ``[White "alice"]`` inside a comment is no header; a record
+    whose White line is not closed names nobody; an earlier game with the same White but another
+    Black is not taken for the later one, nor a rematch (the same names) for the first game; the
+    last record may end the body without a newline."""
+    keys = frozenset({b"alice", b"bob_2"})
+    upper = dump_record("ccccccc1", "ALICE", "olga")
+    prefixes = dump_record("ccccccc2", "Alic", "alice2") + dump_record("ccccccc3", "bob", "Bob_22")
+    in_comment = dump_record(
+        "ccccccc4", "olga", "ivan", movetext='1. e3 { [White "alice"] } 1... b5 { [%clk 0:03:00] }'
+    )
+    unclosed = dump_record("ccccccc5", "olga", "ivan").replace('[White "olga"]', '[White "alice]')
+    same_white = dump_record("ccccccc6", "olga", "ivan")
+    by_black = dump_record("ccccccc7", "olga", "bOb_2")
+    rematch = dump_record("ccccccc8", "ALICE", "olga")
+    last = dump_record("ccccccc9", "Alice", "ivan").rstrip("\n")
+    body = upper + prefixes + in_comment + unclosed + same_white + by_black + rematch + last
+    got = list(dump_reader.players_games(body.encode(), keys))
+    assert got == [upper.encode(), by_black.encode(), rematch.encode(), last.encode()]
+    # the same body between bounds: only the records inside them
+    lo, hi = len(upper), len(body) - len(last)
+    assert list(dump_reader.players_games(body.encode(), keys, lo, hi)) == [by_black.encode(), rematch.encode()]
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 300, 1021, 1 << 22])
+def test_records_cut_between_reads_are_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """scan_dump reads the stream in reads of CHUNK bytes: whatever the read size (smaller than a
+    header line, than a record, or the whole file), every record comes back whole, once, and
+    every game is counted once."""
+    monkeypatch.setattr(dump_reader, "CHUNK", chunk)
+    records = [
+        dump_record(f"ddddddd{i}", white, black)
+        for i, (white, black) in enumerate(
+            [("Alice", "olga"), ("olga", "ivan"), ("ivan", "ALICE"), ("olga", "ivan"), ("alice", "ivan")]
+        )
+    ]
+    path = write_dump(tmp_path, "2026-07", "".join(records))
+    counts = dump_reader.ScanCounts()
+    got = list(dump_reader.scan_dump(path, frozenset({"alice"}), counts))
+    assert got == [records[0].encode(), records[2].encode(), records[4].encode()]
+    assert (counts.scanned, counts.matched, counts.bytes) == (5, 3, len("".join(records).encode()))
+
+
+def test_files_read_by_worker_processes_give_what_each_file_gives_read_here(tmp_path: Path) -> None:
+    """scan_files (one file per worker process) gives, in the files' order, what scan_file gives
+    for each file read in this process: the counts, the typed games, the reason a game does not
+    type, and a file whose zstd data stops decompressing."""
+    good = write_dump(
+        tmp_path, "2026-06", dump_record("eeeeeee1", "Alice", "olga") + dump_record("eeeeeee2", "ivan", "olga")
+    )
+    bad_move = dump_record("eeeeeee3", "olga", "alice", movetext="1. e3 { [%clk 0:03:00] } 1... Zz9 { [%clk 0:03:00] }")
+    refused = write_dump(tmp_path, "2026-07", bad_move)
+    damaged = write_dump(tmp_path, "2026-08", dump_record("eeeeeee4", "Alice", "olga") * 50)
+    damaged.write_bytes(damaged.read_bytes()[:-12] + bytes(12))  # the frame's end overwritten
+    paths = [good, refused, damaged]
+    wanted = frozenset({"alice"})
+    assert dump_scan.workers(len(paths)) == min(len(os.sched_getaffinity(0)), 3)
+    here = [dump_scan.scan_file(p, wanted) for p in paths]
+    assert list(dump_scan.scan_files(paths, wanted)) == here
+    assert [(s.name, s.scanned, s.matched) for s in here[:2]] == [(good.name, 2, 1), (refused.name, 1, 1)]
+    assert here[0].games == [
+        (dump_record("eeeeeee1", "Alice", "olga"), dump_reader.parse_dump_game(here[0].games[0][0]))
+    ]
+    assert here[1].games == [(bad_move, "PGN: move 2 'Zz9': not a move in SAN")]
+    assert here[2].damaged is not None and here[:2] == [dataclasses.replace(s, damaged=None) for s in here[:2]]
 
 
 # --------------------------------------------------------------------------- storing

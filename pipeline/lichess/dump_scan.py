@@ -1,0 +1,103 @@
+"""The dumps read, their registered players' games picked and typed, one file per worker process,
+while the calling process stores what the files before gave (pipeline/lichess/dump_backfill.py).
+
+Why processes: reading a dump is pure CPU (zstd decompression, the header filter of
+``dump_reader.scan_dump``, typing each kept game with ``dump_reader.parse_dump_game``) and most
+of it holds the interpreter lock, so threads would take turns on one core; one file per process
+reads as many files at once as there are cores, and the caller's DuckDB writes (which release
+the lock) run beside them.
+
+Why ``fork``: a worker started with ``spawn`` imports its modules again (python-chess, zstandard,
+the Lichess client: about 0.2 s, and the parent's main script too), as long as the whole backfill
+of the small demo's dumps. A forked worker runs only :func:`scan_file`: pure Python, zstandard
+and the pipe back; it never touches the parent's DuckDB connection, Prefect's threads or their
+locks. Where ``fork`` is missing (not Linux), or with one file or one core, the files are read in
+the calling process, one after the other, with the same results.
+
+A worker ignores Ctrl-C (the parent handles it) and ends when the parent does.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import zstandard
+
+from pipeline.lichess.client import GameRow
+from pipeline.lichess.dump_reader import ScanCounts, parse_dump_game, scan_dump
+
+
+@dataclass
+class FileScan:
+    """One dump file read: its name, every game in it (scanned), those naming a registered player
+    (matched), and each of these as (PGN text, its row, or why it does not type: the ValueError's
+    message); ``damaged`` is the zstd error when the file stops decompressing."""
+
+    name: str
+    scanned: int = 0
+    matched: int = 0
+    games: list[tuple[str, GameRow | str]] = field(default_factory=list)
+    damaged: str | None = None
+
+
+def scan_file(path: Path, wanted: frozenset[str]) -> FileScan:
+    """The games of ``path`` naming one of ``wanted`` (lower-cased user ids), typed."""
+    counts = ScanCounts()
+    scan = FileScan(path.name)
+    try:
+        for game in scan_dump(path, wanted, counts):
+            text = game.decode("utf-8", errors="replace")
+            try:
+                scan.games.append((text, parse_dump_game(text)))
+            except ValueError as e:
+                scan.games.append((text, str(e)))
+    except zstandard.ZstdError as e:
+        scan.damaged = str(e)
+    scan.scanned, scan.matched = counts.scanned, counts.matched
+    return scan
+
+
+def workers(files: int) -> int:
+    """Processes to read ``files`` dumps with: one a core this process may run on, at most one a
+    file; 1 (read here) without ``fork``."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, files))
+
+
+def scan_files(paths: list[Path], wanted: frozenset[str]) -> Iterator[FileScan]:
+    """Each file of ``paths`` read (:func:`scan_file`), in their order, by :func:`workers` processes."""
+    count = workers(len(paths))
+    if count == 1:
+        yield from (scan_file(p, wanted) for p in paths)
+        return
+    pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"), initializer=_worker_starts)
+    try:
+        yield from pool.map(scan_file, paths, itertools.repeat(wanted))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_starts() -> None:
+    """In a worker as it starts: Ctrl-C reaches every process of the terminal's group and the
+    parent handles it; the worker ends when the parent does (a parent killed with -9 or ended
+    with ``os._exit`` would leave it waiting for work for ever)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), name="parent-watch", daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    multiprocessing.connection.wait([parent])
+    os._exit(1)
