@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+import polars as pl
 
 from pipeline.errors import InputError
 from pipeline.lichess.client import GameRow, to_ms
@@ -143,14 +144,13 @@ def store_dump_games(
     if not keep and not rejected:
         return
     with gateway.transaction(con):
-        gateway.upsert(
-            con,
-            "raw_games",
-            [
-                {"game_id": gid, "payload": json.dumps(text), "fetched_at": fetched_at, "source": SOURCE}
-                for gid, (_, text, _) in keep.items()
-            ],
-        )
+        raw = {
+            "game_id": list(keep),
+            "payload": [json.dumps(text) for _, text, _ in keep.values()],
+            "fetched_at": [fetched_at] * len(keep),
+            "source": [SOURCE] * len(keep),
+        }
+        gateway.upsert(con, "raw_games", pl.DataFrame(raw))  # built by column: a dict a row costs more
         gateway.upsert(con, "lichess_games", [row for _, _, row in keep.values()])
         gateway.upsert(con, "rejected_records", list(rejected.values()))
         gateway.upsert(con, "refetch_games", queued)
