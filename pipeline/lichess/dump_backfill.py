@@ -201,7 +201,7 @@ def backfill(
         report.per_file[scan.name] = dict.fromkeys(FILE_COUNTS, 0)
         if scan.damaged is not None:
             raise InputError(dump.path, "", f"the zstd data does not decompress ({scan.damaged}): download it again")
-        for text, row in scan.games:
+        for text, row in scan.typed():
             batch.append((scan.name, text, row))
             if len(batch) >= BATCH:
                 store_dump_games(con, batch, fetched_at, report, history_since)

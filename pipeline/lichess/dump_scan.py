@@ -19,9 +19,11 @@ A worker ignores Ctrl-C (the parent handles it) and ends when the parent does.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import multiprocessing
 import multiprocessing.connection
+import operator
 import os
 import signal
 import threading
@@ -29,24 +31,34 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import zstandard
 
 from pipeline.lichess.client import GameRow
 from pipeline.lichess.dump_reader import ScanCounts, parse_dump_game, scan_dump
 
+_values = operator.attrgetter(*(f.name for f in dataclasses.fields(GameRow)))  # a row's values, in field order
+
 
 @dataclass
 class FileScan:
     """One dump file read: its name, every game in it (scanned), those naming a registered player
-    (matched), and each of these as (PGN text, its row, or why it does not type: the ValueError's
-    message); ``damaged`` is the zstd error when the file stops decompressing."""
+    (matched), and each of these as (PGN text, its row's values in GameRow's field order, or why it
+    does not type: the ValueError's message); ``damaged`` is the zstd error when the file stops
+    decompressing. The rows travel as tuples: pickled as objects, they cost the pipe between the
+    processes three times as much."""
 
     name: str
     scanned: int = 0
     matched: int = 0
-    games: list[tuple[str, GameRow | str]] = field(default_factory=list)
+    games: list[tuple[str, tuple[Any, ...] | str]] = field(default_factory=list)
     damaged: str | None = None
+
+    def typed(self) -> Iterator[tuple[str, GameRow | str]]:
+        """The games as (PGN text, row or why it does not type)."""
+        for text, values in self.games:
+            yield text, values if isinstance(values, str) else GameRow(*values)
 
 
 def scan_file(path: Path, wanted: frozenset[str]) -> FileScan:
@@ -57,7 +69,7 @@ def scan_file(path: Path, wanted: frozenset[str]) -> FileScan:
         for game in scan_dump(path, wanted, counts):
             text = game.decode("utf-8", errors="replace")
             try:
-                scan.games.append((text, parse_dump_game(text)))
+                scan.games.append((text, _values(parse_dump_game(text))))
             except ValueError as e:
                 scan.games.append((text, str(e)))
     except zstandard.ZstdError as e:
