@@ -24,9 +24,9 @@ import duckdb
 import polars as pl
 
 from pipeline.errors import InputError
-from pipeline.lichess.client import GameRow, to_ms
+from pipeline.lichess.client import to_ms
 from pipeline.lichess.dump_reader import DumpFile, refused_before, site_id
-from pipeline.lichess.dump_scan import scan_files
+from pipeline.lichess.dump_scan import CREATED_AT, FIELDS, GAME_ID, scan_files
 from pipeline.store import gateway
 
 BATCH = 10_000  # games per transaction
@@ -107,9 +107,9 @@ def _reject(text: str, key: str | None, reason: str, fetched_at: dt.datetime) ->
     }
 
 
-Record = tuple[str, str, GameRow | str]
-"""A kept dump record: its file's name, its PGN text, and its row or why it does not type
-(pipeline/lichess/dump_scan.py types it)."""
+Record = tuple[str, str, tuple[Any, ...] | str]
+"""A kept dump record: its file's name, its PGN text, and its GameRow's values (``dump_scan.FIELDS``)
+or why it does not type (pipeline/lichess/dump_scan.py types it)."""
 
 
 def store_dump_games(
@@ -151,17 +151,20 @@ def store_dump_games(
             "source": [SOURCE] * len(keep),
         }
         gateway.upsert(con, "raw_games", pl.DataFrame(raw))  # built by column: a dict a row costs more
-        gateway.upsert(con, "lichess_games", [row for _, _, row in keep.values()])
+        if keep:  # by column, as gateway.upsert builds a dataclass's rows (its per-row checks skipped)
+            columns = zip(*(row for _, _, row in keep.values()), strict=True)
+            typed = dict(zip(FIELDS, map(list, columns), strict=True))
+            gateway.upsert(con, "lichess_games", pl.DataFrame(typed, strict=False))
         gateway.upsert(con, "rejected_records", list(rejected.values()))
         gateway.upsert(con, "refetch_games", queued)
 
 
 def _typed(
     records: list[Record], fetched_at: dt.datetime, report: DumpReport, since: dt.datetime | None
-) -> tuple[dict[str, tuple[str, str, GameRow]], dict[str, dict[str, Any]], dict[str, str]]:
+) -> tuple[dict[str, Record], dict[str, dict[str, Any]], dict[str, str]]:
     """The records sorted: the games to store by id (file name, PGN text, row), the refused records
     by key, and the file of each refused record to queue by game id; counted per file in `report`."""
-    rows: dict[str, tuple[str, str, GameRow]] = {}
+    rows: dict[str, Record] = {}
     rejected: dict[str, dict[str, Any]] = {}
     refused: dict[str, str] = {}  # game id → the file of its refused record
     for name, text, row in records:
@@ -176,10 +179,10 @@ def _typed(
             if queue and gid is not None:
                 refused[gid] = name
             continue
-        if since is not None and row.created_at < since:
+        if since is not None and row[CREATED_AT] < since:
             counts["before_horizon"] += 1
             continue
-        rows[row.game_id] = (name, text, row)
+        rows[row[GAME_ID]] = (name, text, row)
     return rows, rejected, refused
 
 
@@ -201,7 +204,7 @@ def backfill(
         report.per_file[scan.name] = dict.fromkeys(FILE_COUNTS, 0)
         if scan.damaged is not None:
             raise InputError(dump.path, "", f"the zstd data does not decompress ({scan.damaged}): download it again")
-        for text, row in scan.typed():
+        for text, row in scan.games:
             batch.append((scan.name, text, row))
             if len(batch) >= BATCH:
                 store_dump_games(con, batch, fetched_at, report, history_since)

@@ -38,7 +38,10 @@ import zstandard
 from pipeline.lichess.client import GameRow
 from pipeline.lichess.dump_reader import ScanCounts, parse_dump_game, scan_dump
 
-_values = operator.attrgetter(*(f.name for f in dataclasses.fields(GameRow)))  # a row's values, in field order
+FIELDS = tuple(f.name for f in dataclasses.fields(GameRow))
+GAME_ID, CREATED_AT = FIELDS.index("game_id"), FIELDS.index("created_at")
+row_values = operator.attrgetter(*FIELDS)
+"""A GameRow's values as a tuple, in FIELDS' order (how a typed game travels and is stored)."""
 
 
 @dataclass
@@ -46,19 +49,14 @@ class FileScan:
     """One dump file read: its name, every game in it (scanned), those naming a registered player
     (matched), and each of these as (PGN text, its row's values in GameRow's field order, or why it
     does not type: the ValueError's message); ``damaged`` is the zstd error when the file stops
-    decompressing. The rows travel as tuples: pickled as objects, they cost the pipe between the
-    processes three times as much."""
+    decompressing. The rows travel as tuples and are stored from them (as columns): pickled as
+    objects, they cost the pipe between the processes three times as much."""
 
     name: str
     scanned: int = 0
     matched: int = 0
     games: list[tuple[str, tuple[Any, ...] | str]] = field(default_factory=list)
     damaged: str | None = None
-
-    def typed(self) -> Iterator[tuple[str, GameRow | str]]:
-        """The games as (PGN text, row or why it does not type)."""
-        for text, values in self.games:
-            yield text, values if isinstance(values, str) else GameRow(*values)
 
 
 def scan_file(path: Path, wanted: frozenset[str]) -> FileScan:
@@ -69,7 +67,7 @@ def scan_file(path: Path, wanted: frozenset[str]) -> FileScan:
         for game in scan_dump(path, wanted, counts):
             text = game.decode("utf-8", errors="replace")
             try:
-                scan.games.append((text, _values(parse_dump_game(text))))
+                scan.games.append((text, row_values(parse_dump_game(text))))
             except ValueError as e:
                 scan.games.append((text, str(e)))
     except zstandard.ZstdError as e:

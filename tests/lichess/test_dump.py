@@ -270,8 +270,8 @@ def test_files_read_by_worker_processes_give_what_each_file_gives_read_here(tmp_
     assert list(dump_scan.scan_files(paths, wanted)) == here
     assert [(s.name, s.scanned, s.matched) for s in here[:2]] == [(good.name, 2, 1), (refused.name, 1, 1)]
     first = dump_record("eeeeeee1", "Alice", "olga")
-    assert list(here[0].typed()) == [(first, dump_reader.parse_dump_game(first))]
-    assert list(here[1].typed()) == [(bad_move, "PGN: move 2 'Zz9': not a move in SAN")]
+    assert here[0].games == [(first, dump_scan.row_values(dump_reader.parse_dump_game(first)))]
+    assert here[1].games == [(bad_move, "PGN: move 2 'Zz9': not a move in SAN")]
     assert here[2].damaged is not None and here[:2] == [dataclasses.replace(s, damaged=None) for s in here[:2]]
 
 
