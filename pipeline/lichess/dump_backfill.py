@@ -144,19 +144,41 @@ def store_dump_games(
     if not keep and not rejected:
         return
     with gateway.transaction(con):
-        raw = {
+        _put(con, "raw_games", _raw_frame(keep, fetched_at), set(stored))
+        if keep:
+            typed = set(gateway.query(con, "queries/typed_game_ids", [list(keep)])["game_id"].to_list())
+            _put(con, "lichess_games", _typed_frame(keep), typed)
+        gateway.upsert(con, "rejected_records", list(rejected.values()))
+        gateway.upsert(con, "refetch_games", queued)
+
+
+def _raw_frame(keep: dict[str, Record], fetched_at: dt.datetime) -> pl.DataFrame:
+    """The raw_games rows of the kept games (built by column: a dict a row costs more)."""
+    return pl.DataFrame(
+        {
             "game_id": list(keep),
             "payload": [json.dumps(text) for _, text, _ in keep.values()],
             "fetched_at": [fetched_at] * len(keep),
             "source": [SOURCE] * len(keep),
         }
-        gateway.upsert(con, "raw_games", pl.DataFrame(raw))  # built by column: a dict a row costs more
-        if keep:  # by column, as gateway.upsert builds a dataclass's rows (its per-row checks skipped)
-            columns = zip(*(row for _, _, row in keep.values()), strict=True)
-            typed = dict(zip(FIELDS, map(list, columns), strict=True))
-            gateway.upsert(con, "lichess_games", pl.DataFrame(typed, strict=False))
-        gateway.upsert(con, "rejected_records", list(rejected.values()))
-        gateway.upsert(con, "refetch_games", queued)
+    )
+
+
+def _typed_frame(keep: dict[str, Record]) -> pl.DataFrame:
+    """The lichess_games rows of the kept games, by column from their values, as gateway.upsert
+    builds a dataclass's rows (without its per-value checks)."""
+    columns = zip(*(row for _, _, row in keep.values()), strict=True)
+    return pl.DataFrame(dict(zip(FIELDS, map(list, columns), strict=True)), strict=False)
+
+
+def _put(con: duckdb.DuckDBPyConnection, table: str, rows: pl.DataFrame, present: set[str]) -> None:
+    """Rows keyed by game_id: those whose id is in ``present`` (stored in ``table``) replace
+    theirs, the others are inserted (an insert takes half an upsert's time)."""
+    if rows.height == 0:
+        return
+    stored = pl.col("game_id").is_in(list(present))
+    gateway.insert(con, table, rows.filter(~stored))
+    gateway.upsert(con, table, rows.filter(stored))
 
 
 def _typed(

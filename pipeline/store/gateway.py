@@ -223,6 +223,12 @@ def upsert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Any] | pl.
     return _insert(con, f"INSERT OR REPLACE INTO {_check(table)}", rows)
 
 
+def insert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Any] | pl.DataFrame) -> int:
+    """Insert rows none of whose primary keys is stored (one that is raises a constraint error):
+    about half of :func:`upsert`'s time, which looks up every key to replace its row."""
+    return _insert(con, f"INSERT INTO {_check(table)}", rows)
+
+
 def _insert(con: duckdb.DuckDBPyConnection, verb: str, rows: Sequence[Any] | pl.DataFrame) -> int:
     """`verb` (INSERT [OR REPLACE] INTO a checked table) the rows, columns matched by name."""
     df = _frame(rows)
