@@ -20,7 +20,6 @@ A worker ignores Ctrl-C (the parent handles it) and ends when the parent does.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import multiprocessing
 import multiprocessing.connection
 import operator
@@ -28,7 +27,7 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,14 +85,21 @@ def workers(files: int) -> int:
 
 
 def scan_files(paths: list[Path], wanted: frozenset[str]) -> Iterator[FileScan]:
-    """Each file of ``paths`` read (:func:`scan_file`), in their order, by :func:`workers` processes."""
+    """Each file of ``paths`` read (:func:`scan_file`), in their order, by :func:`workers`
+    processes. The largest files are started first: months grow, so the last files are the
+    largest, and started last they would end the run with every worker but one idle and the
+    caller's storing of all their games still to do."""
     count = workers(len(paths))
     if count == 1:
         yield from (scan_file(p, wanted) for p in paths)
         return
     pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"), initializer=_worker_starts)
     try:
-        yield from pool.map(scan_file, paths, itertools.repeat(wanted))
+        futures: dict[Path, Future[FileScan]] = {}
+        for path in sorted(paths, key=lambda p: p.stat().st_size, reverse=True):
+            futures[path] = pool.submit(scan_file, path, wanted)
+        for path in paths:
+            yield futures[path].result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
