@@ -10,7 +10,9 @@ import dataclasses
 import datetime as dt
 from pathlib import Path
 
+import duckdb
 import polars as pl
+import pytest
 
 from pipeline.store import gateway
 
@@ -106,3 +108,20 @@ def test_replace_all_writes_only_what_differs(tmp_path: Path) -> None:
         with gateway.transaction(con):
             assert gateway.replace_all(con, "td_pairings", rows) is True
         assert stored() == sorted((r["round"], r["entrant_a"], r["window_start"]) for r in rows)
+
+
+def test_insert_adds_new_keys_and_refuses_a_stored_one(tmp_path: Path) -> None:
+    """``insert`` (the backfill's path for games no table holds) adds rows whose keys are new and
+    raises on a stored key, where ``upsert`` replaces that row; nothing of a refused insert stays."""
+    con = gateway.connect(tmp_path / "t.duckdb")
+    at = dt.datetime(2026, 11, 3, tzinfo=UTC)
+
+    def raw(gid: str, payload: str) -> dict[str, object]:
+        return {"game_id": gid, "payload": payload, "fetched_at": at, "source": "dump"}
+
+    assert gateway.insert(con, "raw_games", [raw("g1", '"a"'), raw("g2", '"b"')]) == 2
+    with pytest.raises(duckdb.Error):  # the duplicate key (DuckDB then reports the aborted transaction)
+        with gateway.transaction(con):
+            gateway.insert(con, "raw_games", [raw("g3", '"c"'), raw("g1", '"new"')])
+    gateway.upsert(con, "raw_games", [raw("g1", '"new"')])
+    assert con.sql("SELECT game_id, payload FROM raw_games ORDER BY 1").fetchall() == [("g1", '"new"'), ("g2", '"b"')]
