@@ -11,8 +11,9 @@ Why ``fork``: a worker started with ``spawn`` imports its modules again (python-
 the Lichess client: about 0.2 s, and the parent's main script too), as long as the whole backfill
 of the small demo's dumps. A forked worker runs only :func:`scan_file`: pure Python, zstandard
 and the pipe back; it never touches the parent's DuckDB connection, Prefect's threads or their
-locks. Where ``fork`` is missing (not Linux), or with one file or one core, the files are read in
-the calling process, one after the other, with the same results.
+locks. Where ``fork`` is missing (not Linux), with one file, or without two cores that other work
+leaves free (:func:`workers`), the files are read in the calling process, one after the other,
+with the same results.
 
 A worker ignores Ctrl-C (the parent handles it) and ends when the parent does.
 """
@@ -20,6 +21,7 @@ A worker ignores Ctrl-C (the parent handles it) and ends when the parent does.
 from __future__ import annotations
 
 import dataclasses
+import math
 import multiprocessing
 import multiprocessing.connection
 import operator
@@ -75,22 +77,32 @@ def scan_file(path: Path, wanted: frozenset[str]) -> FileScan:
     return scan
 
 
-def workers(files: int) -> int:
-    """Processes to read ``files`` dumps with: one a core this process may run on, at most one a
-    file; 1 (read here) without ``fork``."""
+def workers(files: int, load: float | None = None, cores: int | None = None) -> int:
+    """Processes to read ``files`` dumps with: one a core that other work leaves free, at most one
+    a file; 1 (read here, no pool) when that leaves fewer than two, or without ``fork``.
+
+    Free cores: those this process may run on (``cores``, else the system's), less the 1-minute
+    load average (``load``, else the system's) beyond this process's own 1. The pool costs about a fifth more CPU than reading
+    here (the fork, the rows through the pipe), so it pays only with a core nobody else uses: on
+    the 2-core machine with another job running, two workers read the benchmark's dumps no faster
+    than this process alone (docs/benchmarks.md#backfill)."""
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(cores, files))
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    busy = os.getloadavg()[0] if load is None else load
+    free = math.floor(cores - max(busy - 1, 0) + 0.5)
+    count = min(free, cores, files)
+    return count if count >= 2 else 1
 
 
-def scan_files(paths: list[Path], wanted: frozenset[str]) -> Iterator[FileScan]:
-    """Each file of ``paths`` read (:func:`scan_file`), in their order, by :func:`workers`
-    processes. The largest files are started first: months grow, so the last files are the
-    largest, and started last they would end the run with every worker but one idle and the
-    caller's storing of all their games still to do."""
-    count = workers(len(paths))
-    if count == 1:
+def scan_files(paths: list[Path], wanted: frozenset[str], count: int | None = None) -> Iterator[FileScan]:
+    """Each file of ``paths`` read (:func:`scan_file`), in their order, by ``count`` processes
+    (else :func:`workers`'s). The largest files are started first: months grow, so the last
+    files are the largest, and started last they would end the run with every worker but one
+    idle and the caller's storing of all their games still to do."""
+    count = workers(len(paths)) if count is None else count
+    if count < 2:
         yield from (scan_file(p, wanted) for p in paths)
         return
     pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"), initializer=_worker_starts)

@@ -13,7 +13,6 @@ import dataclasses
 import datetime as dt
 import hashlib
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -252,6 +251,24 @@ def test_records_cut_between_reads_are_read_whole(tmp_path: Path, monkeypatch: p
     assert (counts.scanned, counts.matched, counts.bytes) == (5, 3, len("".join(records).encode()))
 
 
+@pytest.mark.parametrize(
+    ("files", "load", "cores", "expected"),
+    [
+        (87, 0.3, 2, 2),  # nothing else runs: a worker a core
+        (87, 1.4, 2, 2),  # this process (1) and a little more
+        (87, 1.6, 2, 1),  # another job takes most of a core: read here
+        (87, 4.0, 2, 1),
+        (1, 0.0, 2, 1),  # one file: read here
+        (3, 0.0, 8, 3),  # at most a worker a file
+        (87, 3.0, 8, 6),
+    ],
+)
+def test_the_workers_are_the_cores_other_work_leaves_free(files: int, load: float, cores: int, expected: int) -> None:
+    """workers: the cores less the load average beyond this process's own 1, rounded, at most one a
+    file; fewer than two is no pool (1)."""
+    assert dump_scan.workers(files, load, cores) == expected
+
+
 def test_files_read_by_worker_processes_give_what_each_file_gives_read_here(tmp_path: Path) -> None:
     """scan_files (one file per worker process) gives, in the files' order, what scan_file gives
     for each file read in this process: the counts, the typed games, the reason a game does not
@@ -265,9 +282,8 @@ def test_files_read_by_worker_processes_give_what_each_file_gives_read_here(tmp_
     damaged.write_bytes(damaged.read_bytes()[:-12] + bytes(12))  # the frame's end overwritten
     paths = [good, refused, damaged]
     wanted = frozenset({"alice"})
-    assert dump_scan.workers(len(paths)) == min(len(os.sched_getaffinity(0)), 3)
     here = [dump_scan.scan_file(p, wanted) for p in paths]
-    assert list(dump_scan.scan_files(paths, wanted)) == here
+    assert list(dump_scan.scan_files(paths, wanted, count=2)) == here
     assert [(s.name, s.scanned, s.matched) for s in here[:2]] == [(good.name, 2, 1), (refused.name, 1, 1)]
     first = dump_record("eeeeeee1", "Alice", "olga")
     assert here[0].games == [(first, dump_scan.row_values(dump_reader.parse_dump_game(first)))]
