@@ -92,6 +92,7 @@ from pipeline.errors import InputError
 from pipeline.lichess import ndjson
 from pipeline.lichess.lane import lane_name
 from pipeline.sim.request_record import RequestRecord
+from pipeline.sim.stored_games import GamesFile, StoredGame, side
 
 log = logging.getLogger(__name__)
 
@@ -131,10 +132,6 @@ class Dataset:
     games_by_user: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     games_by_id: dict[str, dict[str, Any]] = field(default_factory=dict)
     raw_lines_by_user: dict[str, list[bytes]] = field(default_factory=dict)  # games-raw/, served verbatim
-    lines: dict[int, bytes] = field(default_factory=dict)
-    """id() of a game of ``games`` → its line of games.ndjson (newline included), as loaded: served
-    as it is when the export writes the game unchanged (:func:`_exported_line`). The games are
-    kept in ``games`` and never replaced, so their ids stay theirs."""
 
     @classmethod
     def load(cls, folder: Path | str) -> Dataset:
@@ -159,14 +156,9 @@ class Dataset:
                     histories[p.stem.lower()] = json.loads(p.read_text(encoding="utf-8"))
                 except json.JSONDecodeError as e:
                     raise InputError(p, f"line {e.lineno}", f"not valid JSON ({e.msg})") from None
-        games: list[dict[str, Any]] = []
-        lines: dict[int, bytes] = {}
         games_path = folder / "games.ndjson"
-        if games_path.is_file():
-            for _, g, line in _read_ndjson(games_path):
-                games.append(g)
-                lines[id(g)] = line.rstrip("\r\n").encode() + b"\n"
-        ds = cls(users, histories, games, raw_lines_by_user=_read_raw_lines(folder / "games-raw"), lines=lines)
+        games = _stored_games(games_path) if games_path.is_file() else []
+        ds = cls(users, histories, games, raw_lines_by_user=_read_raw_lines(folder / "games-raw"))
         ds.index()
         return ds
 
@@ -176,9 +168,35 @@ class Dataset:
         self.games_by_id = {g["id"]: g for g in self.games if isinstance(g.get("id"), str)}
         for g in self.games:
             for color in ("white", "black"):
-                uid = ((g.get("players") or {}).get(color) or {}).get("user", {}).get("id")
+                uid = side(g, color)[0]
                 if uid:
                     self.games_by_user.setdefault(uid.lower(), []).append(g)
+
+
+def _stored_games(path: Path) -> list[dict[str, Any]]:
+    """Each game of games.ndjson, held lean (``pipeline.sim.stored_games``): its selected fields in
+    memory, the rest read from the file when asked for. A line that is not a JSON object stops the
+    load with its line number, as :func:`_read_ndjson` does."""
+    source = GamesFile(path)
+    games: list[dict[str, Any]] = []
+    offset = 0
+    with path.open("rb") as f:
+        for line_no, line in enumerate(f, 1):
+            start, offset = offset, offset + len(line)
+            if not line.strip():
+                continue
+            try:
+                obj = ndjson.loads(line.decode("utf-8"))
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                why = e.msg if isinstance(e, json.JSONDecodeError) else "not UTF-8"
+                raise InputError(
+                    path, f"line {line_no}", f"not valid JSON ({why}): expected one JSON object per line"
+                ) from None
+            if not isinstance(obj, dict):
+                raise InputError(path, f"line {line_no}", "expected a JSON object")
+            # read-only mappings where the endpoints read dicts: they only read them
+            games.append(StoredGame(obj, source, start, len(line)))  # type: ignore[arg-type]
+    return games
 
 
 def _read_raw_lines(folder: Path) -> dict[str, list[bytes]]:
@@ -411,11 +429,10 @@ def _rated_antichess_ends(ds: Dataset) -> dict[str, list[tuple[int, float, float
         if not (g.get("rated") and g.get("variant") == "antichess") or g.get("status") in UNFINISHED:
             continue
         for color in ("white", "black"):
-            p = (g.get("players") or {}).get(color) or {}
-            uid = (p.get("user") or {}).get("id")
-            if uid and isinstance(p.get("rating"), int):
-                after = p["rating"] + p.get("ratingDiff", 0)
-                out.setdefault(uid.lower(), []).append((g.get("lastMoveAt", 0), after, p["rating"]))
+            uid, rating, diff = side(g, color)
+            if uid and isinstance(rating, int):
+                after = rating + (diff if diff is not None else 0)
+                out.setdefault(uid.lower(), []).append((g.get("lastMoveAt", 0), after, rating))
     for ends in out.values():
         ends.sort()
     return out
@@ -807,7 +824,7 @@ def _select_games(
         perfs = set(q["perfType"].split(","))
         games = [g for g in games if g.get("perf") in perfs]
     if q.get("color") in ("white", "black"):
-        games = [g for g in games if ((g["players"].get(q["color"]) or {}).get("user") or {}).get("id") == uid]
+        games = [g for g in games if side(g, q["color"])[0] == uid]
     if q.get("sort", "dateDesc") != "dateAsc":
         games = list(reversed(games))
     return games
@@ -817,16 +834,16 @@ def _exported_line(dataset: Dataset, g: dict[str, Any], drop: set[str], ongoing:
     """The game's NDJSON line as the export writes it (:func:`_as_exported`): its line as loaded
     when that holds the same object (no field of it dropped, not shown as still started; as
     Lichess sends the stored game), else the object written again."""
-    line = dataset.lines.get(id(g))
-    if line is not None and not ongoing and drop.isdisjoint(g):
-        return line
+    if isinstance(g, StoredGame) and not ongoing and drop.isdisjoint(g):
+        return g.line()
     return (json.dumps(_as_exported(g, drop, ongoing)) + "\n").encode()
 
 
 def _as_exported(g: dict[str, Any], drop: set[str], ongoing: bool) -> dict[str, Any]:
     """The game as the export writes it: without the `drop`ped fields; a game that finishes later
     than the server's `now` as still started (no winner, end or rating changes)."""
-    out = {k: v for k, v in g.items() if k not in drop}
+    whole = g.whole() if isinstance(g, StoredGame) else g
+    out = {k: v for k, v in whole.items() if k not in drop}
     if ongoing and g.get("status") not in ONGOING:  # finished later than `now`
         out["status"] = "started"
         for k in ("winner", "lastMoveAt"):
@@ -843,7 +860,7 @@ def _as_exported(g: dict[str, Any], drop: set[str], ongoing: bool) -> dict[str, 
 def _player_ids(g: dict[str, Any]) -> set[str]:
     out = set()
     for color in ("white", "black"):
-        uid = ((g.get("players") or {}).get(color) or {}).get("user", {}).get("id")
+        uid = side(g, color)[0]
         if uid:
             out.add(uid.lower())
     return out
