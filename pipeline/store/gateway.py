@@ -23,6 +23,7 @@ import polars as pl
 
 from pipeline.errors import DatabaseDamaged
 from pipeline.store import migrations
+from pipeline.store.duckdb_limits import LIMITS
 from pipeline.store.findings_view import findings_sql
 from pipeline.store.sql_files import WRITABLE, league_schema_files, sql, sql_fingerprint
 
@@ -35,7 +36,7 @@ SNAPSHOT_STORAGE_VERSION = "v1.0.0"
 # format, so that publishing can copy its bytes. DuckDB reads the option only when it creates a
 # file: an existing one (a working database an older install created in a newer format) keeps its
 # own, and publishing rewrites that one (`copy_database`).
-WRITE_CONFIG: dict[str, Any] = {"storage_compatibility_version": SNAPSHOT_STORAGE_VERSION}
+WRITE_CONFIG: dict[str, Any] = {"storage_compatibility_version": SNAPSHOT_STORAGE_VERSION} | LIMITS
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -68,7 +69,7 @@ def connect_league_store(path: Path) -> duckdb.DuckDBPyConnection:
     """A read-write connection to a league's shared Lichess store (sql/league: its tables, created
     if missing). The caller holds the store's lock (``pipeline.lichess.league_cache``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(path))
+    con = duckdb.connect(str(path), config=LIMITS)
     for file in league_schema_files():
         con.execute(file.read_text(encoding="utf-8"))
     return con
@@ -118,7 +119,7 @@ def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnect
         if holder is not None:
             return holder.cursor()
         try:
-            return duckdb.connect(str(path), read_only=True)
+            return duckdb.connect(str(path), read_only=True, config=LIMITS)
         except duckdb.Error as e:
             from pipeline.store import health
 
@@ -339,7 +340,7 @@ def copy_database(src: Path, dst: Path) -> None:
     connection of this process may hold it read-write."""
     if dst.exists():
         raise FileExistsError(f"{dst}: expected a new file")
-    con = duckdb.connect()
+    con = duckdb.connect(config=LIMITS)
     try:
         con.execute("ATTACH ? AS copy_src (READ_ONLY)", [str(src)])
         con.execute("ATTACH ? AS copy_dst (STORAGE_VERSION ?)", [str(dst), SNAPSHOT_STORAGE_VERSION])

@@ -26,6 +26,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.errors import DatabaseDamaged, DiskFull, NoPermission, TdError
+from pipeline.store.duckdb_limits import LIMITS
 
 HEADER_BYTES = 3 * 4096  # DuckDB's file header and its two database headers come before the blocks
 MB = 1024 * 1024
@@ -40,7 +41,7 @@ def damage(path: Path) -> str | None:
     open's error when the failure is not about the file's bytes (another process's lock, no
     permission, no space)."""
     try:
-        con = duckdb.connect(str(path), read_only=True)
+        con = duckdb.connect(str(path), read_only=True, config=LIMITS)
     except duckdb.Error as e:
         if any(s in str(e) for s in _NOT_DAMAGE):
             raise
