@@ -98,6 +98,7 @@ SCENARIO_FIRST_UNITS = (
     "suite-demo",  # build and audit the suite's demo, then its readers: about 7.5 min
     "tests/report/test_site.py",  # the small demo's sites built, then crawled in Chromium: about 8 min
     "tests/sim/test_demo_seeds.py",  # seed 12 and the default demo built and audited: about 6.5 min
+    "tests/sim/test_season_sizes.py",  # a 256-team, 11-round season built and written: about 5 min
     "tests/cli/test_prefect_unavailable.py",  # Prefect's server killed mid-run: about 4 min
     "tests/store/test_machine_faults.py",  # damaged databases, full disks, SIGTERM at random: about 5 min
     "tests/lichess/test_faults.py",  # kill -9 at random moments, the other faults: about 3 min

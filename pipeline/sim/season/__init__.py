@@ -28,7 +28,8 @@ Match games follow the round windows (TEAM-FMT-3), the parts in TEAM-SCORE-2's d
 alternating colours; every Swiss round (1-7, or up to ``swiss_rounds``), team and ACWC, is paired
 by the engine ``antichess-td pair`` runs (FIDE Dutch, pipeline.domain.dutch) from the seeding
 ratings and the simulated results, so ``pair`` on the demo proposes the demo's own next round;
-the top teams (TEAM-FMT-1) play semifinals, a
+a field of more than 64 teams is paired by folding each score group instead (``fold_pairs``: the
+engine's matching takes minutes a round at 256 teams); the top teams (TEAM-FMT-1) play semifinals, a
 final and a bronze match. More Swiss rounds than 7 push the knockout, the final and the dataset's
 "now" (``TEAM_END``) back by a week each.
 

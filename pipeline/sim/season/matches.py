@@ -1,5 +1,6 @@
 """Matches as the demo plays them: one board's chain of games (``play_board``), Swiss pairings
-without rematches, and the knockout's size (TEAM-FMT-1)."""
+without rematches (FIDE Dutch, or a fold of each score group in a field over 64), and the
+knockout's size (TEAM-FMT-1)."""
 
 from __future__ import annotations
 
@@ -144,13 +145,24 @@ def play_board(
     schedule(0, start)
 
 
+DUTCH_MAX = 64
+"""The largest field the demo pairs with the FIDE Dutch engine (:func:`engine_pairs`). The engine
+pairs each score bracket by a maximum-weight matching whose cost grows with about the cube of the
+field: a round of 64 teams takes a second or two, a round of 256 several minutes, so a 256-team
+season would take most of an hour to pair. A larger field is paired by :func:`fold_pairs`."""
+
+
 def engine_pairs(
     seeds: dict[str, float], played: list[tuple[int, str, str, float, float]], rnd: int, rounds: int
 ) -> list[tuple[str, str]]:
     """Swiss round `rnd` as a TD running `antichess-td pair` gets it: the FIDE Dutch system
     (pipeline.domain.dutch, the pinned engine) from each entrant's seeding rating and the
     rounds so far as (round, white, black, white's score, black's score) in win units. The demo's
-    fields are even, so no bye. Pairs are (White, Black): `a` has White (a team: on board 1)."""
+    fields are even, so no bye. Pairs are (White, Black): `a` has White (a team: on board 1).
+    A field of more than :data:`DUTCH_MAX` entrants is paired by :func:`fold_pairs` instead (so
+    ``antichess-td pair`` on such a demo may propose other pairings than the demo's)."""
+    if len(seeds) > DUTCH_MAX:
+        return fold_pairs(seeds, played)
     from pipeline.domain import dutch
 
     entrants = dutch.seed_order(dutch.Entrant(e, r) for e, r in seeds.items())
@@ -159,6 +171,56 @@ def engine_pairs(
     if proposal.bye is not None:
         raise ValueError(f"the demo's Swiss fields are even; round {rnd} gave {proposal.bye} a bye")
     return list(proposal.pairs)
+
+
+def fold_pairs(seeds: dict[str, float], played: list[tuple[int, str, str, float, float]]) -> list[tuple[str, str]]:
+    """A Swiss round for a large field, in time linear in it (but for backtracking over rematches):
+    the entrants in standings order (score, then seeding rating, then name), each score group
+    folded (its top half against its bottom half, as FIDE Dutch pairs a homogeneous bracket) with
+    an odd one out floated down into the next group; a pair that has met is skipped for the next
+    candidate down the standings. White goes to the entrant with fewer Whites so far (the higher
+    ranked on a tie)."""
+    score: dict[str, float] = dict.fromkeys(seeds, 0.0)
+    whites: dict[str, int] = dict.fromkeys(seeds, 0)
+    met: set[frozenset[str]] = set()
+    for _, a, b, sa, sb in played:
+        score[a] += sa
+        score[b] += sb
+        whites[a] += 1
+        met.add(frozenset((a, b)))
+    order = sorted(seeds, key=lambda e: (-score[e], -seeds[e], e))
+    folded: list[str] = []
+    group: list[str] = []
+    for i, e in enumerate(order):
+        group.append(e)
+        if i + 1 == len(order) or score[order[i + 1]] != score[e]:
+            half = len(group) // 2
+            folded += [x for pair in zip(group[:half], group[half : 2 * half], strict=True) for x in pair]
+            group = group[2 * half :]  # the odd one out floats down
+    pairs = _pair_down(folded, met)
+    rank = {e: i for i, e in enumerate(order)}
+    return [(a, b) if (whites[a], rank[a]) <= (whites[b], rank[b]) else (b, a) for a, b in pairs]
+
+
+def _pair_down(order: list[str], met: set[frozenset[str]]) -> list[tuple[str, str]]:
+    """`order` paired two by two, each entrant with the next one down it has not met (backtracking)."""
+    pairs: list[tuple[str, str]] = []
+    left = list(order)
+    stack: list[tuple[list[str], int]] = []  # (the entrants left, the next candidate to try) at each choice
+    j = 1
+    while left:
+        while j < len(left) and frozenset((left[0], left[j])) in met:
+            j += 1
+        if j < len(left):
+            stack.append((left, j + 1))
+            pairs.append((left[0], left[j]))
+            left, j = left[1:j] + left[j + 1 :], 1
+            continue
+        if not stack:
+            raise ValueError("no Swiss pairing without a rematch")
+        left, j = stack.pop()
+        pairs.pop()
+    return pairs
 
 
 def knockout_size(teams: int) -> int:
