@@ -350,6 +350,31 @@ def test_a_rerun_changes_nothing(dumped: Path, tmp_path: Path) -> None:
     assert (again.new, again.rejected, first.rejected) == (0, 0, 0)
 
 
+def test_the_stored_rows_are_the_typed_rows_and_the_text_as_a_json_string(tmp_path: Path) -> None:
+    """Each stored dump game's lichess_games row holds, column by column, the GameRow its record
+    types into (times as UTC instants, NULL where it has no value), and its raw_games row the
+    record's text as a JSON string (json.dumps: non-ASCII as \\u escapes), source 'dump'."""
+    records = [
+        dump_record("aaaaaaa1", "Alice", "Bob"),
+        dump_record("aaaaaaa2", "bob", "Zoë", result="1/2-1/2", movetext="", termination="Abandoned"),
+        dump_record("aaaaaaa3", "ALICE", "carl", result="0-1", termination="Time forfeit"),
+    ]
+    path = write_dump(tmp_path, "2026-07", "".join(records))
+    db = tmp_path / "t.duckdb"
+    report = _backfill(db, [path], ["alice", "bob"], None)
+    assert (report.new, report.rejected) == (3, 0)
+    con = gateway.connect(db)
+    try:
+        games = con.execute("SELECT * FROM lichess_games ORDER BY game_id").fetchall()
+        raw = con.execute("SELECT game_id, payload, fetched_at, source FROM raw_games ORDER BY game_id").fetchall()
+    finally:
+        con.close()
+    typed = [dump_reader.parse_dump_game(r) for r in records]
+    assert games == [dataclasses.astuple(row) for row in typed]
+    assert raw == [(row.game_id, json.dumps(r), NOW, "dump") for row, r in zip(typed, records, strict=True)]
+    assert "\\u00eb" in raw[1][1] and typed[1].clock_initial_s == 180 and typed[1].winner is None
+
+
 def test_the_api_row_replaces_the_dump_row_and_never_the_other_way_round(dumped: Path, tmp_path: Path) -> None:
     """A player's games of 2026-08 backfilled, then streamed from the API: the API's rows replace
     the dump's (source 'api', the JSON's row); backfilling the month again keeps them."""
