@@ -45,8 +45,8 @@ def usual_row(text: str) -> tuple[Any, ...] | None:
     if len(tags) != head.count("\n") + 1 or not sans or movetext.count(" ") != 6 * len(sans):
         return None
     h = dict(tags)
-    new = set(sans) - _KNOWN_SANS
-    if new:
+    if not _KNOWN_SANS.issuperset(sans):  # checked here once, then known (a few thousand distinct moves)
+        new = set(sans) - _KNOWN_SANS
         if any(_SANS.fullmatch(san) is None for san in new):
             return None
         _KNOWN_SANS.update(new)
@@ -103,14 +103,25 @@ def _values(text: str, h: dict[str, str], gid: str, sans: list[str], movetext: s
         increment,
         status,
         winner,
-        _int_tag(h, "WhiteElo"),
-        _int_tag(h, "BlackElo"),
-        _int_tag(h, "WhiteRatingDiff"),
-        _int_tag(h, "BlackRatingDiff"),
+        _int_of(h, "WhiteElo"),
+        _int_of(h, "BlackElo"),
+        _int_of(h, "WhiteRatingDiff"),
+        _int_of(h, "BlackRatingDiff"),
         " ".join(sans),
         text,
         f"https://lichess.org/{gid}",
     )
+
+
+def _int_of(h: dict[str, str], name: str) -> int | None:
+    """``dump_reader._int_tag``: ASCII digits after at most one sign read here (as int() reads
+    them there), any other value there (None, or a ValueError where it raises one)."""
+    value = h.get(name)
+    if value is not None:
+        digits = value[1:] if value[:1] in ("+", "-") else value
+        if digits.isdigit() and digits.isascii():
+            return int(value)
+    return _int_tag(h, name)
 
 
 def _played_s(movetext: str, plies: int, initial: int, increment: int, winner: str | None | bool) -> int:

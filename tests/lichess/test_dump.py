@@ -1078,6 +1078,13 @@ USUAL = "1. e3 { [%clk 0:03:00] } 1... b5 { [%clk 0:02:59] } 2. Bxb5 { [%clk 0:0
         ("bad Elo", dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('"1500"', '"15x0"'), False),
         ("Elo with ?", dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('"1500"', '"1500?"'), True),
         (
+            "Elo in other digits",
+            dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('"1500"', '"\u0661\u0665"'),
+            True,
+        ),
+        ("Elo with a space", dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('"1500"', '" 1500"'), True),
+        ("two signs", dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('"+9"', '"+-9"'), False),
+        (
             "a header line that is not one",
             dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('[Round "-"]', "Round -"),
             False,
