@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pipeline.inputs.config import load_config  # noqa: E402
-from pipeline.lichess import dump_backfill, dump_reader, dump_scan  # noqa: E402
+from pipeline.lichess import dump_backfill, dump_reader, dump_scan, dump_typing  # noqa: E402
 from pipeline.stages import context  # noqa: E402
 from pipeline.store import gateway  # noqa: E402
 
@@ -107,8 +107,11 @@ def phases(paths: list[Path], dumps: list[dump_reader.DumpFile], players: list[s
     finally:
         dump_reader._chunks = real
     took["cut the records + the header filter"] = scan - took["count the games"]
-    took["type the kept games (decode, parse_dump_game)"], rows = _best(
-        lambda: [(n, t, dump_scan.row_values(dump_reader.parse_dump_game(t))) for n, t in _decoded(kept)]
+    took["type the kept games (decode, usual_row, else parse_dump_game)"], rows = _best(
+        lambda: [
+            (n, t, dump_typing.usual_row(t) or dump_scan.row_values(dump_reader.parse_dump_game(t)))
+            for n, t in _decoded(kept)
+        ]
     )
 
     def store() -> float:

@@ -16,20 +16,24 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import typing
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
-import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline.errors import InputError
-from pipeline.lichess.client import to_ms
+from pipeline.lichess.client import GameRow, to_ms
 from pipeline.lichess.dump_reader import DumpFile, refused_before, site_id
-from pipeline.lichess.dump_scan import CREATED_AT, FIELDS, GAME_ID, scan_files
+from pipeline.lichess.dump_scan import CREATED_AT, GAME_ID, scan_files
 from pipeline.store import gateway
 
-BATCH = 10_000  # games per transaction
+# games per transaction: the backfill of the benchmark's 10,132 games (docs/benchmarks.md#backfill)
+# runs 10-25 % faster in transactions of 2,500 than of 10,000, read here or by the workers
+BATCH = 2_500
 SOURCE = "dump"
 FILE_COUNTS = ("scanned", "matched", "new", "already_stored", "kept_api", "rejected", "queued", "before_horizon")
 QUEUE_NOTE = "queued to be fetched by id from the API at the next ingest"
@@ -144,40 +148,63 @@ def store_dump_games(
     if not keep and not rejected:
         return
     with gateway.transaction(con):
-        _put(con, "raw_games", _raw_frame(keep, fetched_at), set(stored))
+        _put(con, "raw_games", _raw_table(keep, fetched_at), set(stored))
         if keep:
             typed = set(gateway.query(con, "queries/typed_game_ids", [list(keep)])["game_id"].to_list())
-            _put(con, "lichess_games", _typed_frame(keep), typed)
+            _put(con, "lichess_games", _typed_table(keep), typed)
         gateway.upsert(con, "rejected_records", list(rejected.values()))
         gateway.upsert(con, "refetch_games", queued)
 
 
-def _raw_frame(keep: dict[str, Record], fetched_at: dt.datetime) -> pl.DataFrame:
-    """The raw_games rows of the kept games (built by column: a dict a row costs more)."""
-    return pl.DataFrame(
+def _raw_table(keep: dict[str, Record], fetched_at: dt.datetime) -> pa.Table:
+    """The raw_games rows of the kept games, as an Arrow table built by column (a dict a row, or a
+    polars frame converted to Arrow, costs more)."""
+    n = len(keep)
+    return pa.table(
         {
-            "game_id": list(keep),
-            "payload": [json.dumps(text) for _, text, _ in keep.values()],
-            "fetched_at": [fetched_at] * len(keep),
-            "source": [SOURCE] * len(keep),
+            "game_id": pa.array(list(keep), pa.string()),
+            "payload": pa.array([json.dumps(text) for _, text, _ in keep.values()], pa.string()),
+            "fetched_at": pa.array([fetched_at] * n, _TIMESTAMP),
+            "source": pa.array([SOURCE] * n, pa.string()),
         }
     )
 
 
-def _typed_frame(keep: dict[str, Record]) -> pl.DataFrame:
+_TIMESTAMP = pa.timestamp("us", tz="UTC")
+_ARROW_TYPES = {str: pa.string(), dt.datetime: _TIMESTAMP, bool: pa.bool_(), int: pa.int64()}
+
+
+def _arrow_type(kind: Any) -> pa.DataType:
+    """A GameRow field's Arrow type, from its annotation (``int | None`` → int64, a Literal of
+    strings → string)."""
+    if typing.get_origin(kind) is typing.Literal:
+        return pa.string()
+    args = [a for a in typing.get_args(kind) if a is not type(None)]
+    return _arrow_type(args[0]) if args else _ARROW_TYPES[kind]
+
+
+_ROW_SCHEMA = pa.schema((name, _arrow_type(kind)) for name, kind in typing.get_type_hints(GameRow).items())
+
+
+def _typed_table(keep: dict[str, Record]) -> pa.Table:
     """The lichess_games rows of the kept games, by column from their values, as gateway.upsert
     builds a dataclass's rows (without its per-value checks)."""
     columns = zip(*(row for _, _, row in keep.values()), strict=True)
-    return pl.DataFrame(dict(zip(FIELDS, map(list, columns), strict=True)), strict=False)
+    return pa.Table.from_arrays(
+        [pa.array(list(c), t) for c, t in zip(columns, _ROW_SCHEMA.types, strict=True)], schema=_ROW_SCHEMA
+    )
 
 
-def _put(con: duckdb.DuckDBPyConnection, table: str, rows: pl.DataFrame, present: set[str]) -> None:
+def _put(con: duckdb.DuckDBPyConnection, table: str, rows: pa.Table, present: set[str]) -> None:
     """Rows keyed by game_id: those whose id is in ``present`` (stored in ``table``) replace
     theirs, the others are inserted (an insert takes half an upsert's time)."""
-    if rows.height == 0:
+    if rows.num_rows == 0:
         return
-    stored = pl.col("game_id").is_in(list(present))
-    gateway.insert(con, table, rows.filter(~stored))
+    if not present:
+        gateway.insert(con, table, rows)
+        return
+    stored = pa.array([gid in present for gid in rows.column("game_id").to_pylist()])
+    gateway.insert(con, table, rows.filter(pc.invert(stored)))
     gateway.upsert(con, table, rows.filter(stored))
 
 

@@ -162,21 +162,17 @@ def players_games(body: bytes, keys: frozenset[bytes], lo: int = 0, hi: int | No
     comment or elsewhere in a line is not one.
 
     Fast because the games of everyone else never become Python objects of their own but their
-    two names: one regular expression (its literal prefix ``\\n[White "`` searched in C) lists
-    every game's names, a set lookup tests them, and only a game that names a key is searched
-    again, by its White and Black lines, from the last one found (an earlier game with the same
-    lines names a key too, so it was found before; with no Black name, its White is the key) and
-    cut out of ``body``."""
+    match and two names: one regular expression (its literal prefix ``\\n[White "`` searched in C)
+    walks every game's names, a set lookup tests them, and only a game that names a key is cut
+    out of ``body``, from the ``[Event "`` line before its match to the one after (finding the
+    matched lines again by their text would search the whole read a second time)."""
     hi = len(body) if hi is None else hi
-    pos = lo
-    for white, black in _PLAYERS.findall(body, lo, hi):
-        if white.lower() in keys or black.lower() in keys:
-            line = b'\n[White "' + white + (b'"]\n[Black "' + black + b'"]' if black else b'"]')
-            at = body.find(line, pos, hi)
-            start = body.rfind(b'\n[Event "', lo, at)
-            end = body.find(b'\n[Event "', at, hi)
+    for m in _PLAYERS.finditer(body, lo, hi):
+        white, black = m.group(1, 2)
+        if white.lower() in keys or (black is not None and black.lower() in keys):
+            start = body.rfind(b'\n[Event "', lo, m.start())
+            end = body.find(b'\n[Event "', m.end(), hi)
             yield body[lo if start < 0 else start + 1 : hi if end < 0 else end + 1]
-            pos = at + 1
 
 
 # --------------------------------------------------------------------------- typing

@@ -38,6 +38,7 @@ import zstandard
 
 from pipeline.lichess.client import GameRow
 from pipeline.lichess.dump_reader import ScanCounts, parse_dump_game, scan_dump
+from pipeline.lichess.dump_typing import usual_row
 
 FIELDS = tuple(f.name for f in dataclasses.fields(GameRow))
 GAME_ID, CREATED_AT = FIELDS.index("game_id"), FIELDS.index("created_at")
@@ -68,7 +69,7 @@ def scan_file(path: Path, wanted: frozenset[str]) -> FileScan:
         for game in scan_dump(path, wanted, counts):
             text = game.decode("utf-8", errors="replace")
             try:
-                scan.games.append((text, row_values(parse_dump_game(text))))
+                scan.games.append((text, usual_row(text) or row_values(parse_dump_game(text))))
             except ValueError as e:
                 scan.games.append((text, str(e)))
     except zstandard.ZstdError as e:

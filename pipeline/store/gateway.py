@@ -16,10 +16,11 @@ import datetime as dt
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from pipeline.errors import DatabaseDamaged
 from pipeline.store import migrations
@@ -177,6 +178,11 @@ def rolled_back(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         con.rollback()
 
 
+Rows: TypeAlias = Sequence[Any] | pl.DataFrame | pa.Table
+"""Rows to write: dataclass instances or dicts, a polars frame, or an Arrow table (registered as it
+is: built by column from Python values, it skips polars' conversion to Arrow)."""
+
+
 def _frame(rows: Sequence[Any] | pl.DataFrame) -> pl.DataFrame:
     if isinstance(rows, pl.DataFrame):
         return rows
@@ -219,28 +225,29 @@ def _check(table: str) -> str:
     return table
 
 
-def upsert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Any] | pl.DataFrame) -> int:
+def upsert(con: duckdb.DuckDBPyConnection, table: str, rows: Rows) -> int:
     """Insert rows, replacing those with the same primary key; columns matched by name."""
     return _insert(con, f"INSERT OR REPLACE INTO {_check(table)}", rows)
 
 
-def insert(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[Any] | pl.DataFrame) -> int:
+def insert(con: duckdb.DuckDBPyConnection, table: str, rows: Rows) -> int:
     """Insert rows none of whose primary keys is stored (one that is raises a constraint error):
     about half of :func:`upsert`'s time, which looks up every key to replace its row."""
     return _insert(con, f"INSERT INTO {_check(table)}", rows)
 
 
-def _insert(con: duckdb.DuckDBPyConnection, verb: str, rows: Sequence[Any] | pl.DataFrame) -> int:
+def _insert(con: duckdb.DuckDBPyConnection, verb: str, rows: Rows) -> int:
     """`verb` (INSERT [OR REPLACE] INTO a checked table) the rows, columns matched by name."""
-    df = _frame(rows)
-    if df.height == 0:
+    df = rows if isinstance(rows, pa.Table) else _frame(rows)
+    height = df.num_rows if isinstance(df, pa.Table) else df.height
+    if height == 0:
         return 0
     con.register("_batch", df)
     try:
         con.execute(f"{verb} BY NAME SELECT * FROM _batch")
     finally:
         con.unregister("_batch")
-    return df.height
+    return height
 
 
 def replace_where(

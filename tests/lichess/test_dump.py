@@ -31,6 +31,7 @@ from pipeline.lichess import (
     dump_backfill,
     dump_reader,
     dump_scan,
+    dump_typing,
     game_streams,
     ingest_report,
     ingest_run,
@@ -348,6 +349,31 @@ def test_a_rerun_changes_nothing(dumped: Path, tmp_path: Path) -> None:
         con.close()
     assert first.new == again.already_stored > 0
     assert (again.new, again.rejected, first.rejected) == (0, 0, 0)
+
+
+def test_the_stored_rows_are_the_typed_rows_and_the_text_as_a_json_string(tmp_path: Path) -> None:
+    """Each stored dump game's lichess_games row holds, column by column, the GameRow its record
+    types into (times as UTC instants, NULL where it has no value), and its raw_games row the
+    record's text as a JSON string (json.dumps: non-ASCII as \\u escapes), source 'dump'."""
+    records = [
+        dump_record("aaaaaaa1", "Alice", "Bob"),
+        dump_record("aaaaaaa2", "bob", "Zoë", result="1/2-1/2", movetext="", termination="Abandoned"),
+        dump_record("aaaaaaa3", "ALICE", "carl", result="0-1", termination="Time forfeit"),
+    ]
+    path = write_dump(tmp_path, "2026-07", "".join(records))
+    db = tmp_path / "t.duckdb"
+    report = _backfill(db, [path], ["alice", "bob"], None)
+    assert (report.new, report.rejected) == (3, 0)
+    con = gateway.connect(db)
+    try:
+        games = con.execute("SELECT * FROM lichess_games ORDER BY game_id").fetchall()
+        raw = con.execute("SELECT game_id, payload, fetched_at, source FROM raw_games ORDER BY game_id").fetchall()
+    finally:
+        con.close()
+    typed = [dump_reader.parse_dump_game(r) for r in records]
+    assert games == [dataclasses.astuple(row) for row in typed]
+    assert raw == [(row.game_id, json.dumps(r), NOW, "dump") for row, r in zip(typed, records, strict=True)]
+    assert "\\u00eb" in raw[1][1] and typed[1].clock_initial_s == 180 and typed[1].winner is None
 
 
 def test_the_api_row_replaces_the_dump_row_and_never_the_other_way_round(dumped: Path, tmp_path: Path) -> None:
@@ -956,3 +982,163 @@ def test_no_dump_game_of_a_registered_player_is_lost_after_a_backfill(tmp_path: 
             "API's export by id on 2026-08-01 (deleted from Lichess?): no longer queued",
         )
     ]
+
+
+# --------------------------------------------------------------------------- the short way of typing
+
+
+def _full_row(text: str) -> tuple[Any, ...] | str:
+    """What the full reader gives for a record: its row's values, or why it is refused."""
+    try:
+        return dump_scan.row_values(dump_reader.parse_dump_game(text))
+    except ValueError as e:
+        return str(e)
+
+
+def _short_way_agrees(texts: list[str]) -> int:
+    """How many of ``texts`` dump_typing.usual_row takes, each checked against the full reader."""
+    taken = 0
+    for text in texts:
+        row = dump_typing.usual_row(text)
+        if row is not None:
+            assert row == _full_row(text), text
+            taken += 1
+    return taken
+
+
+def _every_record(dumped: Path) -> list[str]:
+    """Every record of the demo's dumps (every player's) and every real game's PGN in tests/data."""
+    texts = []
+    for path in _dumps(dumped):
+        with path.open("rb") as fh:
+            whole = zstandard.ZstdDecompressor().stream_reader(fh).read().decode()
+        first, *rest = whole.split("\n[Event ")
+        texts += [first] + ["[Event " + r for r in rest]
+    for data in (Path(__file__).parents[1] / "data").rglob("games.ndjson"):
+        texts += [json.loads(line).get("pgn") or "" for line in data.open(encoding="utf-8")]
+    return texts
+
+
+def test_the_short_way_types_the_dumps_records_as_the_full_reader(dumped: Path) -> None:
+    """dump_typing.usual_row gives, for every 16th record of the demo's dumps (every player's,
+    nearly all in Lichess's usual form) and every real game's PGN in tests/data, the full
+    reader's row, value by value; a record it does not take is left to the full reader. (Every
+    record: the scenario below.)"""
+    texts = _every_record(dumped)
+    sample = texts[::16]
+    assert _short_way_agrees(sample) > 0.9 * len(sample)
+
+
+@pytest.mark.scenario
+def test_the_short_way_types_every_record_of_the_dumps_as_the_full_reader(dumped: Path) -> None:
+    texts = _every_record(dumped)
+    assert _short_way_agrees(texts) > 0.9 * len(texts)
+
+
+USUAL = "1. e3 { [%clk 0:03:00] } 1... b5 { [%clk 0:02:59] } 2. Bxb5 { [%clk 0:02:50] } 2... Bb7 { [%clk 0:02:40] }"
+
+
+@pytest.mark.parametrize(
+    ("case", "record", "taken"),
+    [
+        ("usual", dump_record("uuuuuuu1", "Alice", "olga", movetext=USUAL), True),
+        ("a draw", dump_record("uuuuuuu1", "Alice", "olga", movetext=USUAL, result="1/2-1/2"), True),
+        ("time forfeit", dump_record("uuuuuuu1", "Alice", "olga", movetext=USUAL, termination="Time forfeit"), True),
+        (
+            "lost on time",
+            dump_record("uuuuuuu1", "Alice", "o", movetext=USUAL, result="0-1", termination="Time forfeit"),
+            True,
+        ),
+        ("one move", dump_record("uuuuuuu1", "Alice", "olga", movetext="1. e3 { [%clk 0:03:00] }"), True),
+        (
+            "casual, no clock",
+            dump_record("uuuuuuu1", "A", "b", movetext=USUAL, event="Casual Antichess game").replace('"180+0"', '"-"'),
+            True,
+        ),
+        ("titles", dump_record("uuuuuuu1", "A", "b", movetext=USUAL, titles='[WhiteTitle "BOT"]\n'), True),
+        ("escaped tag", dump_record("uuuuuuu1", 'Al\\"ice', "olga", movetext=USUAL), False),
+        ("escaped backslash", dump_record("uuuuuuu1", "A", "b", movetext=USUAL, event="Rated \\\\ game"), False),
+        ("missing Site", dump_record(None, "Alice", "olga", movetext=USUAL), False),
+        ("missing Result", dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('[Result "1-0"]\n', ""), False),
+        (
+            "missing TimeControl",
+            dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('[TimeControl "180+0"]\n', ""),
+            True,
+        ),
+        (
+            "missing UTCTime",
+            dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('[UTCTime "12:00:00"]\n', ""),
+            False,
+        ),
+        (
+            "missing Termination",
+            dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('[Termination "Normal"]\n', ""),
+            False,
+        ),
+        ("bad Elo", dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('"1500"', '"15x0"'), False),
+        ("Elo with ?", dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('"1500"', '"1500?"'), True),
+        (
+            "Elo in other digits",
+            dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('"1500"', '"\u0661\u0665"'),
+            True,
+        ),
+        ("Elo with a space", dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('"1500"', '" 1500"'), True),
+        ("two signs", dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('"+9"', '"+-9"'), False),
+        (
+            "a header line that is not one",
+            dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('[Round "-"]', "Round -"),
+            False,
+        ),
+        (
+            "unterminated",
+            dump_record("uuuuuuu1", "A", "b", movetext=USUAL, result="*", termination="Unterminated"),
+            False,
+        ),
+        ("result differs", dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace(" 1-0\n", " 0-1\n"), False),
+        ("not a SAN", dump_record("uuuuuuu1", "A", "b", movetext=USUAL.replace("Bb7", "Zz9")), False),
+        ("glyphs", dump_record("uuuuuuu1", "A", "b", movetext=USUAL.replace("Bb7", "Bb7?!")), False),
+        (
+            "eval comments",
+            dump_record("uuuuuuu1", "A", "b", movetext=USUAL.replace("[%clk 0:02:50]", "[%eval 0.3] [%clk 0:02:50]")),
+            False,
+        ),
+        (
+            "a move without clock",
+            dump_record("uuuuuuu1", "A", "b", movetext=USUAL.replace(" { [%clk 0:02:50] }", "")),
+            False,
+        ),
+        ("a bad clock", dump_record("uuuuuuu1", "A", "b", movetext=USUAL.replace("0:02:50", "0:2:50")), False),
+        ("no moves", dump_record("uuuuuuu1", "A", "b", movetext="", termination="Abandoned"), False),
+        ("two spaces", dump_record("uuuuuuu1", "A", "b", movetext=USUAL.replace("1... b5", "1...  b5")), False),
+        ("a tab", dump_record("uuuuuuu1", "A", "b", movetext=USUAL.replace("1... b5", "1...\tb5")), False),
+        ("not antichess", dump_record("uuuuuuu1", "A", "b", movetext=USUAL).replace('"Antichess"', '"Atomic"'), False),
+        (
+            "insufficient material won",
+            dump_record("uuuuuuu1", "A", "b", movetext=USUAL, termination="Insufficient material"),
+            False,
+        ),
+    ],
+)
+def test_the_short_way_takes_the_usual_records_and_types_them_as_the_full_reader(
+    case: str, record: str, taken: bool
+) -> None:
+    """A record in the usual form (every move with its clock, no escape, no glyph, every tag that
+    matters reading) is typed the short way, into the full reader's row; any other is left to the
+    full reader (None), which gives its row or its reason as before."""
+    row = dump_typing.usual_row(record)
+    assert (row is not None) == taken, case
+    if row is not None:
+        assert row == _full_row(record), case
+
+
+def test_the_short_way_finds_a_win_by_capturing_everything() -> None:
+    """Normal with a winner: ``variantEnd`` when the loser captured 16 times (the antichess goal),
+    ``resign`` at 15 (counted by hand: each move of white, the loser, captures)."""
+    moves = []
+    for i in range(1, 17):
+        moves.append(f"{i}. Bxb5 {{ [%clk 0:03:00] }} {i}... e6 {{ [%clk 0:03:00] }}")
+    won = dump_record("uuuuuuu2", "A", "b", result="0-1", movetext=" ".join(moves))
+    short = dump_record("uuuuuuu3", "A", "b", result="0-1", movetext=" ".join(moves[:15]))
+    rows = [dump_typing.usual_row(r) for r in (won, short)]
+    assert [r[dump_scan.FIELDS.index("status")] if r else None for r in rows] == ["variantEnd", "resign"]
+    assert rows == [_full_row(won), _full_row(short)]
