@@ -109,10 +109,29 @@ class Lineup:
     stage_order: tuple[str, ...] = ()
 
     def _after(self, o: Override, stage: str, rnd: int) -> bool:
-        order = {s: i for i, s in enumerate(self.stage_order)}
+        order = self._order
         if o.stage == stage:
             return rnd >= o.round
         return order.get(stage, 0) > order.get(o.stage, 0)
+
+    @functools.cached_property
+    def _order(self) -> dict[str, int]:
+        return {s: i for i, s in enumerate(self.stage_order)}
+
+    @functools.cached_property
+    def _replacements(self) -> tuple[Override, ...]:
+        """The `replace` rulings in the order they apply: by stage, then round (a stable sort: a
+        tie keeps the file's order). Sorted once, not once a board."""
+        ordered = sorted(
+            self.overrides,
+            key=lambda o: (self.stage_order.index(o.stage) if o.stage in self.stage_order else 0, o.round),
+        )
+        return tuple(o for o in ordered if o.action == "replace")
+
+    @functools.cached_property
+    def _substitutions(self) -> tuple[Override, ...]:
+        """The `substitute` rulings in the file's order."""
+        return tuple(o for o in self.overrides if o.action == "substitute")
 
     @functools.cached_property
     def _seats(self) -> dict[tuple[str, int], Member]:
@@ -127,14 +146,11 @@ class Lineup:
         if member is None:  # inputs.read_teams guarantees boards 1..N
             raise ValueError(f"{entrant!r}: no player on board {board}")
         pid = member.player_id
-        for o in sorted(
-            self.overrides,
-            key=lambda o: (self.stage_order.index(o.stage) if o.stage in self.stage_order else 0, o.round),
-        ):
-            if o.action == "replace" and o.subject == pid and self._after(o, stage, rnd):
+        for o in self._replacements:
+            if o.subject == pid and self._after(o, stage, rnd):
                 pid = o.value
-        for o in self.overrides:
-            if o.action == "substitute" and o.subject == pid and (o.stage, o.round) == (stage, rnd):
+        for o in self._substitutions:
+            if o.subject == pid and (o.stage, o.round) == (stage, rnd):
                 pid = o.value
         return pid
 

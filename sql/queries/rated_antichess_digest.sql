@@ -8,7 +8,12 @@
 -- queries/rated_antichess_games_of would read: none means the estimates are up to date).
 -- Computed where the rows are, so a night reads only the games after the cursor
 -- (pipeline/stages/ratings.py).
-WITH rated AS (
+WITH tracked AS (  -- one row a player (a name listed twice counts as its later time, or never)
+    SELECT user_id, bool_or(until IS NULL) AS always, max(until) AS until
+    FROM (SELECT unnest($1::VARCHAR[]) AS user_id, unnest($5::TIMESTAMPTZ[]) AS until)
+    GROUP BY user_id
+),
+rated AS (
     SELECT g.*,
            ($2::TIMESTAMPTZ IS NULL
             OR g.last_move_at < $2::TIMESTAMPTZ
@@ -16,12 +21,12 @@ WITH rated AS (
                                                       OR (g.created_at = $3::TIMESTAMPTZ AND g.game_id <= $4::VARCHAR))))
                AS upto
     FROM lichess_games g
+    -- each side a left hash join on the small tracked list (two correlated EXISTS, one a side,
+    -- took 4-8x as long on a 64-team season's 100,000 games)
+    LEFT JOIN tracked w ON w.user_id = g.white_id
+    LEFT JOIN tracked b ON b.user_id = g.black_id
     WHERE g.rated AND g.variant = 'antichess'
-      -- one EXISTS per side: each an equality join (one EXISTS over IN (white_id, black_id) took 2.5x as long)
-      AND (EXISTS (SELECT 1 FROM (SELECT unnest($1::VARCHAR[]) AS user_id, unnest($5::TIMESTAMPTZ[]) AS until) t
-                   WHERE t.user_id = g.white_id AND (t.until IS NULL OR g.last_move_at < t.until))
-           OR EXISTS (SELECT 1 FROM (SELECT unnest($1::VARCHAR[]) AS user_id, unnest($5::TIMESTAMPTZ[]) AS until) t
-                      WHERE t.user_id = g.black_id AND (t.until IS NULL OR g.last_move_at < t.until)))
+      AND ((w.always OR g.last_move_at < w.until) OR (b.always OR g.last_move_at < b.until))
 )
 SELECT count(*) FILTER (WHERE upto) AS games,
        CAST(coalesce(bit_xor(hash(game_id, created_at, last_move_at, white_id, black_id, white_rating, black_rating,

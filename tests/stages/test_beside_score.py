@@ -3,7 +3,8 @@ beside_score, as the nightly flow runs them): the same findings, estimates, stan
 audit_findings.csv as the score stage followed by the whole audit stage, and nothing else written.
 
 The small demo (seed 11, 12 teams; conftest) ingested the night after Swiss round 3; one copy is
-scored and audited in sequence, the other with the audits beside the score stage."""
+scored and audited in sequence, the other with the audits beside the score stage. Then the next
+night's run on that database (what it evaluates again) against a full evaluation (the second part)."""
 
 from __future__ import annotations
 
@@ -140,3 +141,146 @@ def test_a_failure_beside_is_the_audit_stages_and_nothing_waits_forever(
         raise RuntimeError("score stage failed")
     assert not seen[0].is_alive()
     assert sys.getswitchinterval() == before  # the interpreter's own, whatever happened in the block
+
+
+# --------------------------------------------------------------------------- a night after a scored one
+# A nightly run on a database scored and audited the night before (the rescore plan's rounds, the
+# RD estimates resumed from their cursor, the audits beside the score stage) gives exactly the
+# tables, findings and audit_findings.csv of a full evaluation of the same database: every scored
+# table and every RD estimate emptied, then the score stage and the whole audit stage in sequence.
+#
+# The small demo (seed 11, 12 teams; conftest) ingested the night after Swiss round 3 and run once
+# as the nightly flow runs it; then the next run with nothing changed, with a TD ruling on an old
+# round (TEAM-SCORE-1: an exclude_game on a counted round-2 game), and with a game of round 1
+# arriving late (a rated game between a round-1 board's players inside its window, stored after
+# that round was scored: the round is linked again, TEAM-SCORE-3, and the RD estimates, which
+# rate games in time order, TEAM-CAP-5, start over).
+
+EMPTIED = (
+    "scored_match_games",
+    "scored_board_results",
+    "scored_team_matches",
+    "scored_standings",
+    "scored_rounds",
+    "scored_placings",
+    "rating_estimates",
+    "rating_estimate_tracks",
+    "rating_estimate_cursor",
+)
+
+
+@pytest.fixture(scope="module")
+def scored_night(ingested: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the demo's folder, its database of the night after round 3 scored and audited as the
+    nightly flow does)."""
+    cfg, inputs = copy(ingested, tmp_path_factory.mktemp("incremental") / "night3")
+    nightly(cfg, inputs)
+    return ingested[0], cfg.paths.database
+
+
+def nightly(cfg: Config, inputs: context.Inputs) -> tuple[score.ScoreReport, audit.AuditReport]:
+    """The score and audit stages as flows/nightly.py runs them: the audits that read no scores beside."""
+    with gateway.held(cfg.paths.database), audit.beside_score(cfg, inputs, NIGHT_3) as early:
+        scored = score.score_stage(cfg, inputs, NIGHT_3, seeds=early.seeds)
+        return scored, audit.audit_stage(cfg, inputs, NIGHT_3, early)
+
+
+def full(cfg: Config, inputs: context.Inputs, folder: Path) -> tuple[Config, audit.AuditReport]:
+    """The same database with every scored table and RD estimate emptied, scored and audited whole."""
+    folder.mkdir()
+    db = Path(shutil.copy(cfg.paths.database, folder / "t.duckdb"))
+    con = duckdb.connect(str(db))
+    for table in EMPTIED:
+        con.execute(f"DELETE FROM {table}")
+    con.close()
+    whole = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, database=db, exports=folder / "exports"))
+    report = score.score_stage(whole, inputs, NIGHT_3)
+    assert report.rescored_rounds == len({(p.stage, p.round) for p in inputs.pairings})  # every round
+    return whole, audit.audit_stage(whole, inputs, NIGHT_3)
+
+
+def assert_as_full(cfg: Config, inputs: context.Inputs, report: audit.AuditReport, folder: Path) -> None:
+    whole, expected = full(cfg, inputs, folder)
+    assert report.findings == expected.findings and report.findings
+    assert report.estimates == expected.estimates > 0
+    assert report.csv_path is not None and expected.csv_path is not None
+    assert report.csv_path.read_bytes() == expected.csv_path.read_bytes()
+    assert checksums(cfg.paths.database) == checksums(whole.paths.database)
+
+
+def counted_game(db: Path, rnd: int) -> dict[str, object]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.sql(
+            "SELECT m.game_id, m.player_a, m.player_b, g.* EXCLUDE (game_id) FROM scored_match_games m "
+            "JOIN lichess_games g USING (game_id) WHERE m.stage = 'swiss' AND m.round = ? AND m.counted AND g.rated "
+            "ORDER BY m.board DESC, m.game_id LIMIT 1",
+            params=[rnd],
+        )
+        return dict(zip(rows.columns, rows.fetchall()[0], strict=True))
+    finally:
+        con.close()
+
+
+def test_a_night_with_nothing_new_rescores_nothing_and_equals_a_full_evaluation(
+    scored_night: tuple[Path, Path], tmp_path: Path
+) -> None:
+    demo, db = scored_night
+    cfg = config(demo, Path(shutil.copy(db, tmp_path / "t.duckdb")))
+    inputs = context.read_inputs(cfg)
+    scored, report = nightly(cfg, inputs)
+    assert scored.rescored_rounds == 0
+    assert_as_full(cfg, inputs, report, tmp_path / "full")
+
+
+def test_a_ruling_on_an_old_round_rescores_and_equals_a_full_evaluation(
+    scored_night: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """TEAM-SCORE-1: a TD excludes a counted round-2 game the night after round 3."""
+    demo, db = scored_night
+    gid = counted_game(db, 2)["game_id"]
+    overrides = tmp_path / "overrides.csv"
+    text = (demo / "overrides.csv").read_text(encoding="utf-8")
+    overrides.write_text(text + f"swiss,2,,exclude_game,{gid},played before the pairing was agreed\n", encoding="utf-8")
+    cfg = config(demo, Path(shutil.copy(db, tmp_path / "t.duckdb")))
+    cfg = dataclasses.replace(cfg, paths=dataclasses.replace(cfg.paths, overrides=overrides))
+    inputs = context.read_inputs(cfg)
+    scored, report = nightly(cfg, inputs)
+    # every TD ruling is in every round's fingerprint (pipeline/stages/rescore.py): all rounds again
+    assert scored.rescored_rounds == len({(p.stage, p.round) for p in inputs.pairings})
+    con = duckdb.connect(str(cfg.paths.database), read_only=True)
+    (reason,) = con.sql("SELECT reason FROM scored_match_games WHERE game_id = ?", params=[gid]).fetchall()[0]
+    con.close()
+    assert reason == "excluded_by_td"
+    assert_as_full(cfg, inputs, report, tmp_path / "full")
+
+
+def test_a_late_game_of_an_old_round_rescores_it_and_equals_a_full_evaluation(
+    scored_night: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A rated game between a round-1 board's players, a minute after a counted one, stored after
+    round 1 was scored: round 1 is linked again (TEAM-SCORE-3) and the RD estimates start over
+    (TEAM-CAP-5: the game sorts before their cursor)."""
+    demo, db = scored_night
+    cfg = config(demo, Path(shutil.copy(db, tmp_path / "t.duckdb")))
+    game = counted_game(cfg.paths.database, 1)
+    late = {k: v for k, v in game.items() if k not in ("player_a", "player_b")}
+    late["game_id"] = "late0001"
+    for column in ("created_at", "last_move_at"):
+        late[column] = late[column] + dt.timedelta(minutes=1)
+    con = gateway.connect(cfg.paths.database)
+    try:
+        with gateway.transaction(con):
+            gateway.insert(con, "lichess_games", [late])
+    finally:
+        con.close()
+    inputs = context.read_inputs(cfg)
+    scored, report = nightly(cfg, inputs)
+    assert scored.rescored_rounds == 1  # round 1 alone
+    con = duckdb.connect(str(cfg.paths.database), read_only=True)
+    linked = con.sql("SELECT round FROM scored_match_games WHERE game_id = 'late0001'").fetchall()
+    estimated = con.sql("SELECT count(*) FROM rating_estimates WHERE game_id = 'late0001'").fetchall()[0][0]
+    con.close()
+    assert linked == [(1,)]
+    assert estimated >= 1  # a last-board game: its players' RDs are estimated (TEAM-CAP-5)
+    assert_as_full(cfg, inputs, report, tmp_path / "full")
