@@ -222,6 +222,7 @@ def counted_game(db: Path, rnd: int) -> dict[str, object]:
         con.close()
 
 
+@pytest.mark.scenario  # the suite keeps the ruling and the late game below
 def test_a_night_with_nothing_new_rescores_nothing_and_equals_a_full_evaluation(
     scored_night: tuple[Path, Path], tmp_path: Path
 ) -> None:

@@ -116,6 +116,7 @@ def test_a_new_round_rescores_only_the_rounds_it_touches(demo: Path, scored_at: 
     assert tables(cfg.paths.database) == from_scratch(cfg, night(5), tmp_path)
 
 
+@pytest.mark.scenario  # the suite keeps a ruling on an old round (tests/stages/test_beside_score.py)
 def test_a_ruling_added_then_withdrawn_rescores_and_matches_scratch(demo: Path, scored_at: Any, tmp_path: Path) -> None:
     """An exclude_game ruling on a counted round-2 game (TEAM-SCORE-1: it stops counting), then the
     ruling removed again: each night equals a from-scratch run with the same files."""
