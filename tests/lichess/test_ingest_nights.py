@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from kits.lichess_data import write_dataset
 from pipeline.domain.timecontrol import parse_time_control
@@ -80,6 +81,7 @@ def test_a_game_in_progress_is_fetched_the_night_after_it_ends(tmp_path: Path) -
     assert "R1ab1g03" in {g[0] for g in games(tmp_path / "n.duckdb")}
 
 
+@pytest.mark.scenario  # the suite keeps the nights below; tests/sim/test_replay_nights.py replays the demo night by night
 def test_every_night_of_a_season_adds_up_to_one_run(tmp_path: Path) -> None:
     """Nightly runs at 03:00 UTC through the skeleton's two rounds end with the same games as one
     run afterwards, and no night downloads a game a previous night stored (no ongoing games at 03:00)."""

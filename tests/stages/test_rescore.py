@@ -191,6 +191,7 @@ def test_a_window_closing_without_new_games_rescores(demo: Path, scored_at: Any,
     assert after == from_scratch(cfg, margin_passed, tmp_path)
 
 
+@pytest.mark.scenario  # a rare edit; the suite keeps a new round and a closing window
 def test_rounds_dropped_from_the_pairings_leave_no_rows(demo: Path, tmp_path: Path) -> None:
     """The TD withdraws swiss rounds 6-7 from pairings.csv: their rows go, as in a from-scratch run."""
     cfg = config(demo, tmp_path / "inc.duckdb")
