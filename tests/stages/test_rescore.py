@@ -156,6 +156,7 @@ def test_a_changed_game_rescores_its_round(demo: Path, scored_at: Any, tmp_path:
     assert tables(cfg.paths.database) == from_scratch(cfg, night(3), tmp_path)
 
 
+@pytest.mark.scenario  # the suite keeps a new round rescoring only what it touches, and a late game (test_beside_score.py)
 def test_a_window_closing_without_new_games_rescores(demo: Path, scored_at: Any, tmp_path: Path) -> None:
     """Mid-round 4 some matches are pending; once the window has closed the scores stand as played
     (TEAM-FMT-3, TEAM-SCORE-3) although no game arrived, except where a board has no game at all:
