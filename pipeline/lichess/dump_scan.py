@@ -23,11 +23,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import multiprocessing
-import multiprocessing.connection
 import operator
 import os
-import signal
-import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -39,6 +36,7 @@ import zstandard
 from pipeline.lichess.client import GameRow
 from pipeline.lichess.dump_reader import ScanCounts, parse_dump_game, scan_dump
 from pipeline.lichess.dump_typing import usual_row
+from pipeline.lichess.worker_process import tie_to_parent
 
 FIELDS = tuple(f.name for f in dataclasses.fields(GameRow))
 GAME_ID, CREATED_AT = FIELDS.index("game_id"), FIELDS.index("created_at")
@@ -106,7 +104,7 @@ def scan_files(paths: list[Path], wanted: frozenset[str], count: int | None = No
     if count < 2:
         yield from (scan_file(p, wanted) for p in paths)
         return
-    pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"), initializer=_worker_starts)
+    pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"), initializer=tie_to_parent)
     try:
         futures: dict[Path, Future[FileScan]] = {}
         for path in sorted(paths, key=lambda p: p.stat().st_size, reverse=True):
@@ -115,18 +113,3 @@ def scan_files(paths: list[Path], wanted: frozenset[str], count: int | None = No
             yield futures[path].result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _worker_starts() -> None:
-    """In a worker as it starts: Ctrl-C reaches every process of the terminal's group and the
-    parent handles it; the worker ends when the parent does (a parent killed with -9 or ended
-    with ``os._exit`` would leave it waiting for work for ever)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_end_with, args=(parent.sentinel,), name="parent-watch", daemon=True).start()
-
-
-def _end_with(parent: int) -> None:
-    multiprocessing.connection.wait([parent])
-    os._exit(1)

@@ -44,9 +44,6 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import multiprocessing
-import multiprocessing.connection
-import os
-import signal
 import sys
 import threading
 from collections.abc import Collection
@@ -56,6 +53,7 @@ from types import TracebackType
 from typing import Any
 
 from pipeline.domain import verify
+from pipeline.lichess.worker_process import tie_to_parent
 
 log = logging.getLogger(__name__)
 
@@ -125,26 +123,15 @@ def in_process(rows: dict[str, Row]) -> Verdicts:
 
 
 def _worker_starts(logs: Any, level: int) -> None:
-    """Run in the worker as it starts. Its records at `level` or above go to `logs`. Ctrl-C reaches
-    every process of the terminal's group: the parent handles it (the worker would only print a
-    traceback). And it ends when the parent does, however the parent ends: the CLI ends a stopped
-    run with ``os._exit`` and ``kill -9`` runs nothing, while the worker, waiting for work on a
-    queue whose both ends it holds, would wait for ever (keeping the terminal's or a caller's pipes open)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Run in the worker as it starts: its records at `level` or above go to `logs`, and it is
+    tied to this process (``worker_process.tie_to_parent``: Ctrl-C is the parent's, and the worker
+    ends when the parent does)."""
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
     root.addHandler(logging.handlers.QueueHandler(logs))
     root.setLevel(level)
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_end_with, args=(parent.sentinel,), name="parent-watch", daemon=True).start()
-
-
-def _end_with(parent: int) -> None:
-    """End this process when the `parent` sentinel is ready (the parent process ended)."""
-    multiprocessing.connection.wait([parent])
-    os._exit(1)
+    tie_to_parent()
 
 
 def _start_resource_tracker() -> None:
