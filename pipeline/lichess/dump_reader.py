@@ -230,17 +230,9 @@ def read_dump_game(text: str) -> DumpGame:
         # the usual record: every move with its clock, then the result
         game.sans = moves
         game.result_token = tail
-        end = len(movetext)
-        for ply in (len(moves), len(moves) - 1):  # the last two clocks: the last mover's, then the other's
-            if ply < 1:
-                break
-            at = movetext.rfind("[%clk ", 0, end)
-            clock = _CLK.match(movetext, at)
-            assert clock is not None  # _CLOCKED_MOVE matched it
-            color = (ply - 1) % 2
-            game.clocked[color] = (ply + 1 - color) // 2
-            game.last_clock[color] = int(clock[1]) * 3600 + int(clock[2]) * 60 + int(clock[3])
-            end = at
+        for color, moves_made, last in last_clocks(movetext, len(moves)):
+            game.clocked[color] = moves_made
+            game.last_clock[color] = last
     else:
         _read_movetext(movetext, game)
     if "?" in movetext or "!" in movetext:
@@ -256,6 +248,21 @@ def read_dump_game(text: str) -> DumpGame:
         else:
             _KNOWN_SANS.update(new)
     return game
+
+
+def last_clocks(movetext: str, plies: int) -> Iterator[tuple[int, int, int]]:
+    """For a movetext whose every move shows its clock: the last mover's, then the other side's
+    (colour 0 white, 1 black; the moves that side made; its clock after its last move, seconds)."""
+    end = len(movetext)
+    for ply in (plies, plies - 1):
+        if ply < 1:
+            return
+        at = movetext.rfind("[%clk ", 0, end)
+        clock = _CLK.match(movetext, at)
+        assert clock is not None  # every move shows its clock
+        color = (ply - 1) % 2
+        yield color, (ply + 1 - color) // 2, int(clock[1]) * 3600 + int(clock[2]) * 60 + int(clock[3])
+        end = at
 
 
 def _read_movetext(movetext: str, game: DumpGame) -> None:

@@ -18,7 +18,6 @@ from typing import Any
 
 from pipeline.lichess import dump_reader
 from pipeline.lichess.dump_reader import (
-    _CLK,
     _CLOCKED_MOVE,
     _HEADER,
     _KNOWN_SANS,
@@ -29,6 +28,7 @@ from pipeline.lichess.dump_reader import (
     _created,
     _int_tag,
     _speed,
+    last_clocks,
 )
 
 
@@ -130,17 +130,8 @@ def _played_s(movetext: str, plies: int, initial: int, increment: int, winner: s
     that lost on time (``winner`` names the other: a Time forfeit with a winner) also spent its
     last clock."""
     total = 0
-    end = len(movetext)
-    for ply in (plies, plies - 1):
-        if ply < 1:
-            break
-        at = movetext.rfind("[%clk ", 0, end)
-        clock = _CLK.match(movetext, at)
-        assert clock is not None  # _CLOCKED_MOVE matched it
-        color = (ply - 1) % 2
-        last = int(clock[1]) * 3600 + int(clock[2]) * 60 + int(clock[3])
-        total += initial + increment * ((ply + 1 - color) // 2 - 1) - last
+    for color, moves_made, last in last_clocks(movetext, plies):
+        total += initial + increment * (moves_made - 1) - last
         if winner and (winner == "white") != (color == 0):  # this side lost on time
             total += last
-        end = at
     return max(total, 0)
