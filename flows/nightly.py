@@ -65,7 +65,7 @@ from pipeline.lichess.lane import lane_of, store_limit_name
 from pipeline.model import Config
 from pipeline.progress import IngestProgress, ingest_progress, replay_throttle, verify_progress
 from pipeline.stages import attention, audit, context, export, notify, record, score, site
-from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches, session, taken
+from pipeline.stages.ingest import ingest_batch, ingest_watched, player_batches, shared_lichess, taken
 from pipeline.stages.refresh import (
     close_unchanged,
     closing_rounds,
@@ -306,7 +306,7 @@ def _ingest(
     run.stage("ingest")
     delay_s = retry_delay_s(config)
     with (
-        session(
+        shared_lichess(
             work,
             inputs,
             at,

@@ -70,15 +70,14 @@ def post_json(url: str, payload: dict[str, Any], timeout_s: float) -> Delivery:
 
 def _post(url: str, payload: dict[str, Any], timeout_s: float) -> Delivery:
     try:
-        with requests.Session() as http:
-            response = http.post(
-                url,
-                json=payload,
-                timeout=timeout_s,
-                headers={"User-Agent": USER_AGENT},
-                allow_redirects=False,
-            )
-            response.close()
+        response = requests.post(
+            url,
+            json=payload,
+            timeout=timeout_s,
+            headers={"User-Agent": USER_AGENT},
+            allow_redirects=False,
+        )
+        response.close()
     except requests.RequestException as e:
         return Delivery(False, type(e).__name__)
     return Delivery(200 <= response.status_code < 300, f"HTTP {response.status_code}")

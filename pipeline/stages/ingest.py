@@ -9,7 +9,7 @@ there, so the production path never loads it otherwise).
 :class:`HeadStart` runs the nightly's batches before its flow exists: ``antichess-td nightly``
 starts it once the run is recorded and its inputs are valid, and Prefect's imports, its server
 and the flow run's creation (seconds, on the other core) overlap the download. What the flow's
-ingest tasks share (:func:`session`) adopts it: each batch task takes the batch's result instead of
+ingest tasks share (:func:`shared_lichess`) adopts it: each batch task takes the batch's result instead of
 downloading it again.
 
 In a league (``config.league``), every client reads through the league's shared store
@@ -410,7 +410,7 @@ def head_start(
     """The block (Prefect's start, then the flow) runs with the nightly's batches downloading
     (:class:`HeadStart`); `config` is the run's (its ``paths.database`` the working database),
     `now` the run's time, `replay_now` the replay server's (None: the clock). The flow's
-    :func:`session` for the same run adopts it; anything it did not take is stopped and closed
+    :func:`shared_lichess` for the same run adopts it; anything it did not take is stopped and closed
     when the block ends."""
     key = config.paths.database
 
@@ -438,7 +438,7 @@ def adopted(config: Config, now: dt.datetime, inputs: context.Inputs) -> HeadSta
 
 
 @contextlib.contextmanager
-def session(
+def shared_lichess(
     config: Config,
     inputs: context.Inputs,
     now: dt.datetime,
